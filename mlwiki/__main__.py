@@ -1,0 +1,3 @@
+from mlwiki.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""One module per `mlwiki` subcommand; each parses its options and calls library functions."""

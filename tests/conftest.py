@@ -1,0 +1,59 @@
+from __future__ import annotations
+
+import io
+import json
+import shutil
+from contextlib import redirect_stderr, redirect_stdout
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mlwiki.cli import main
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+WIKI_ROOT = REPO_ROOT / "_wiki"
+
+
+@dataclass
+class CliResult:
+    code: int
+    stdout: str
+    stderr: str
+
+    def json(self) -> Any:
+        return json.loads(self.stdout)
+
+
+def run_cli(*argv: str) -> CliResult:
+    """Run `mlwiki ARGV…` in-process, the way a user would, and capture what it prints."""
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        try:
+            code = main(list(argv))
+        except SystemExit as exit_:  # argparse usage errors
+            code = exit_.code if isinstance(exit_.code, int) else 2
+    return CliResult(code, out.getvalue(), err.getvalue())
+
+
+@pytest.fixture
+def cli():
+    return run_cli
+
+
+@pytest.fixture
+def wiki_copy(tmp_path: Path) -> Path:
+    """A writable copy of the repository's wiki (its `_wiki` folder) for planting defects."""
+    target = tmp_path / "repo" / "_wiki"
+    shutil.copytree(WIKI_ROOT, target, ignore=shutil.ignore_patterns(".venv", "__pycache__"))
+    return target
+
+
+@pytest.fixture(autouse=True)
+def _isolated_state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Never write the user's audit log or caches from a test."""
+    monkeypatch.setenv("MLWIKI_AUDIT_LOG", str(tmp_path / "audit.jsonl"))
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    monkeypatch.setenv("KUBECACHEDIR", str(tmp_path / "kubecache"))
+    monkeypatch.delenv("MLWIKI_WIKI", raising=False)
