@@ -37,10 +37,14 @@ def _validator(schema_dir: Path, name: str, definition: Optional[str]) -> Draft2
     schemas, registry = _load(schema_dir)
     base = schemas[name]
     target = {"$ref": f"{base['$id']}#/$defs/{definition}"} if definition else base
-    return Draft202012Validator(target, registry=registry, format_checker=Draft202012Validator.FORMAT_CHECKER)
+    return Draft202012Validator(
+        target, registry=registry, format_checker=Draft202012Validator.FORMAT_CHECKER
+    )
 
 
-def validator(schema_dir: Path, name: str, definition: Optional[str] = None) -> Draft202012Validator:
+def validator(
+    schema_dir: Path, name: str, definition: Optional[str] = None
+) -> Draft202012Validator:
     """A validator for schema file `name`, or for its `$defs/definition` (e.g. a page type)."""
     return _validator(schema_dir.resolve(), name, definition)
 

@@ -243,7 +243,9 @@ class Wiki:
         return [p for p in self.pages.values() if p.type == page_type]
 
 
-def find_wiki_root(start: Optional[os.PathLike[str] | str] = None, explicit: Optional[str] = None) -> Path:
+def find_wiki_root(
+    start: Optional[os.PathLike[str] | str] = None, explicit: Optional[str] = None
+) -> Path:
     """Find the `_wiki` directory: --wiki, else $MLWIKI_WIKI, else from `start` upward like git.
 
     An explicit path may name the `_wiki` directory itself or the repository holding it.
@@ -276,7 +278,9 @@ def read_text(path: Path) -> tuple[Optional[str], Optional[LoadProblem]]:
     try:
         raw = path.read_bytes()
     except OSError as error:
-        return None, LoadProblem("unreadable", path, 0, f"cannot read file: {error.strerror or error}")
+        return None, LoadProblem(
+            "unreadable", path, 0, f"cannot read file: {error.strerror or error}"
+        )
     if b"\x00" in raw:
         return None, LoadProblem("binary", path, 0, "binary file (contains NUL bytes)")
     try:
@@ -295,12 +299,18 @@ def parse_page(path: Path, page_type: str) -> tuple[Optional[Page], list[LoadPro
     lines = text.splitlines()
     if not lines or lines[0].strip() != "---":
         page = Page(page_id, page_type, path, {}, text, 1)
-        return page, [LoadProblem("frontmatter-missing", path, 1, "no YAML frontmatter (file must start with '---')")]
+        return page, [
+            LoadProblem(
+                "frontmatter-missing", path, 1, "no YAML frontmatter (file must start with '---')"
+            )
+        ]
     try:
         end = next(i for i in range(1, len(lines)) if lines[i].strip() == "---")
     except StopIteration:
         page = Page(page_id, page_type, path, {}, text, 1)
-        return page, [LoadProblem("frontmatter-missing", path, 1, "frontmatter is not closed by a '---' line")]
+        return page, [
+            LoadProblem("frontmatter-missing", path, 1, "frontmatter is not closed by a '---' line")
+        ]
     front = "\n".join(lines[1:end])
     body = "\n".join(lines[end + 1 :])
     try:
@@ -311,7 +321,9 @@ def parse_page(path: Path, page_type: str) -> tuple[Optional[Page], list[LoadPro
         column = (mark.column + 1) if mark else 0
         reason = getattr(error, "problem", None) or str(error)
         page = Page(page_id, page_type, path, {}, body, end + 2, front)
-        return page, [LoadProblem("yaml", path, line, f"invalid YAML frontmatter: {reason}", column)]
+        return page, [
+            LoadProblem("yaml", path, line, f"invalid YAML frontmatter: {reason}", column)
+        ]
     if not isinstance(meta, dict):
         page = Page(page_id, page_type, path, {}, body, end + 2, front)
         return page, [LoadProblem("yaml", path, 2, "frontmatter must be a mapping of fields")]
@@ -326,7 +338,9 @@ def parse_json_doc(path: Path, cls: type[JsonDoc]) -> tuple[Optional[JsonDoc], l
     try:
         data = json.loads(text)
     except json.JSONDecodeError as error:
-        return None, [LoadProblem("json", path, error.lineno, f"invalid JSON: {error.msg}", error.colno)]
+        return None, [
+            LoadProblem("json", path, error.lineno, f"invalid JSON: {error.msg}", error.colno)
+        ]
     if not isinstance(data, dict):
         return None, [LoadProblem("json", path, 1, "top level must be a JSON object")]
     return cls(path.stem, path, data, text), []

@@ -14,7 +14,9 @@ from tests.conftest import REPO_ROOT
 def _ruff(*args: str) -> subprocess.CompletedProcess[str]:
     exe = shutil.which("ruff")
     command = [exe] if exe else [sys.executable, "-m", "ruff"]
-    return subprocess.run([*command, *args], cwd=REPO_ROOT, capture_output=True, text=True, check=False)
+    return subprocess.run(
+        [*command, *args], cwd=REPO_ROOT, capture_output=True, text=True, check=False
+    )
 
 
 @pytest.mark.parametrize("args", [("check", "."), ("format", "--check", ".")])

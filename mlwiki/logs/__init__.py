@@ -1,0 +1,1 @@
+"""Log sources (Cloud Logging, offline bundles), the query language and entry access."""

@@ -1,0 +1,158 @@
+"""Offline bundles: log entries as `gcloud logging read --format=json` writes them, streamed.
+
+A bundle is a file or a directory. Files hold a JSON array of LogEntry objects or one entry per line
+(JSONL), optionally gzip-compressed. Entries are yielded one at a time so that a bundle larger than
+memory still works: a JSON array is decoded object by object from a sliding buffer.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Any
+
+from mlwiki.errors import BadInput
+
+LOG_SUFFIXES = (".json", ".jsonl", ".ndjson")
+# Files that may sit beside the logs in a bundle or a scenario folder and are not log entries.
+NOT_LOGS = {"expected.json", "findings.json", "manifest.json", "metadata.json", "scenario.json"}
+KUBECTL_DIR = "kubectl"
+_CHUNK = 1 << 20
+_WHITESPACE = " \t\r\n"
+
+
+def bundle_files(path: Path) -> list[Path]:
+    """The log files of a bundle, in a stable order."""
+    if not path.exists():
+        raise BadInput(f"--bundle: {path} does not exist")
+    if path.is_file():
+        return [path]
+    files = []
+    for candidate in sorted(path.rglob("*")):
+        relative = candidate.relative_to(path)
+        if KUBECTL_DIR in relative.parts[:-1] or candidate.name in NOT_LOGS:
+            continue
+        name = candidate.name[:-3] if candidate.name.endswith(".gz") else candidate.name
+        if candidate.is_file() and name.endswith(LOG_SUFFIXES):
+            files.append(candidate)
+    if not files:
+        raise BadInput(f"--bundle: no log files (*.json, *.jsonl, optionally .gz) in {path}")
+    return files
+
+
+def _open_text(path: Path) -> IO[str]:
+    raw: IO[bytes] = open(path, "rb")  # noqa: SIM115 - closed by the caller's `with`
+    head = raw.peek(2)[:2] if isinstance(raw, io.BufferedReader) else b""
+    if head == b"\x1f\x8b":
+        raw = gzip.open(raw)  # type: ignore[assignment]
+    return io.TextIOWrapper(raw, encoding="utf-8", errors="strict")
+
+
+def iter_bundle(path: Path | str) -> Iterator[dict[str, Any]]:
+    """Every log entry of the bundle at `path`, one at a time."""
+    for file in bundle_files(Path(path)):
+        yield from iter_file(file)
+
+
+def iter_file(path: Path) -> Iterator[dict[str, Any]]:
+    try:
+        with _open_text(path) as stream:
+            first = _first_char(stream)
+            if first == "":
+                return
+            if first == "[":
+                yield from _iter_array(stream, path)
+            else:
+                yield from _iter_lines(stream, path, first)
+    except UnicodeDecodeError as error:
+        raise BadInput(f"{path}: not valid UTF-8 ({error.reason})") from None
+    except (OSError, EOFError) as error:
+        raise BadInput(f"{path}: cannot read: {error}") from None
+
+
+def _first_char(stream: IO[str]) -> str:
+    while True:
+        char = stream.read(1)
+        if char == "" or char not in _WHITESPACE:
+            return char
+
+
+def _checked(entry: Any, path: Path, line: int) -> dict[str, Any]:
+    if not isinstance(entry, dict):
+        raise BadInput(f"{path}:{line}: a log entry must be a JSON object")
+    if not isinstance(entry.get("timestamp"), str):
+        raise BadInput(f"{path}:{line}: log entry has no 'timestamp' string")
+    return entry
+
+
+def _iter_lines(stream: IO[str], path: Path, first: str) -> Iterator[dict[str, Any]]:
+    for number, line in enumerate(_prepend(first, stream), start=1):
+        text = line.strip()
+        if not text:
+            continue
+        try:
+            entry = json.loads(text)
+        except json.JSONDecodeError as error:
+            raise BadInput(f"{path}:{number}:{error.colno}: invalid JSON: {error.msg}") from None
+        yield _checked(entry, path, number)
+
+
+def _prepend(first: str, stream: IO[str]) -> Iterator[str]:
+    lines = iter(stream)
+    head = next(lines, "")
+    yield first + head
+    yield from lines
+
+
+def _iter_array(stream: IO[str], path: Path) -> Iterator[dict[str, Any]]:
+    """Decode `[obj, obj, …]` incrementally; memory stays at one chunk plus one entry."""
+    decoder = json.JSONDecoder()
+    buffer = ""
+    position = 0
+    line = 1  # line number of buffer[0] in the file, for messages
+    expect_value = True
+    eof = False
+    while True:
+        # Skip separators.
+        while True:
+            while position < len(buffer) and buffer[position] in _WHITESPACE:
+                position += 1
+            if position < len(buffer) or eof:
+                break
+            line += buffer.count("\n")
+            buffer, position = stream.read(_CHUNK), 0
+            eof = buffer == ""
+        if position >= len(buffer):
+            raise BadInput(f"{path}:{line}: unexpected end of file: the JSON array is not closed")
+        char = buffer[position]
+        if char == "]" and (expect_value is False or buffer[:position].strip() == ""):
+            return
+        if char == "," and not expect_value:
+            expect_value = True
+            position += 1
+            continue
+        if not expect_value:
+            here = line + buffer.count("\n", 0, position)
+            raise BadInput(f"{path}:{here}: expected ',' or ']' between log entries")
+        try:
+            entry, end = decoder.raw_decode(buffer, position)
+        except json.JSONDecodeError as error:
+            if eof:
+                here = line + buffer.count("\n", 0, error.pos)
+                raise BadInput(f"{path}:{here}: invalid JSON: {error.msg}") from None
+            # The object may continue past the buffer: drop what is consumed and read more.
+            line += buffer.count("\n", 0, position)
+            more = stream.read(_CHUNK)
+            eof = more == ""
+            buffer, position = buffer[position:] + more, 0
+            continue
+        here = line + buffer.count("\n", 0, position)
+        yield _checked(entry, path, here)
+        expect_value = False
+        position = end
+        if position > _CHUNK:
+            line += buffer.count("\n", 0, position)
+            buffer, position = buffer[position:], 0
