@@ -47,7 +47,7 @@ def _open_text(path: Path) -> IO[str]:
     raw: IO[bytes] = open(path, "rb")  # noqa: SIM115 - closed by the caller's `with`
     head = raw.peek(2)[:2] if isinstance(raw, io.BufferedReader) else b""
     if head == b"\x1f\x8b":
-        raw = gzip.open(raw)  # type: ignore[assignment]
+        raw = gzip.open(raw)  # type: ignore[assignment]  # noqa: SIM115
     return io.TextIOWrapper(raw, encoding="utf-8", errors="strict")
 
 
