@@ -67,7 +67,7 @@ _SECRET_PATTERNS: tuple[tuple[str, str], ...] = (
     ("aws_access_key", r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"),
     ("github_token", r"\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b"),
     ("slack_token", r"\bxox[abposr]-[A-Za-z0-9\-]{10,}"),
-    ("url_password", r"\b[A-Za-z][A-Za-z0-9+.\-]*://[^/\s:@\"'<>]+:(?P<secret>[^/\s@\"'<>]+)@"),
+    ("url_password", r"\b[A-Za-z][A-Za-z0-9+.\-]*://[^/\s:@\"'<>]*:(?P<secret>[^/\s@\"'<>]+)@"),
     ("cookie", r"(?i)\b(?:set-)?cookie\\?[\"']?\s*:\s*\\?[\"']?(?P<secret>[^\r\n\"\\]+)"),
     (
         "credential",

@@ -1,16 +1,264 @@
-"""`mlwiki handoff` — not built yet: it says so and exits 2."""
+"""`mlwiki handoff` — package findings for Cloud Customer Care in a bucket, and watch for replies."""
 
 from __future__ import annotations
 
 import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any, Optional
 
 from mlwiki.errors import BadInput
 
+DEFAULT_INTERVAL = 10.0
+DEFAULT_MAX_INTERVAL = 300.0
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("handoff", help="(not built yet)", description="Not built yet.")
+    parser = subparsers.add_parser(
+        "handoff",
+        help="package findings into a Cloud Storage bucket for Customer Care; watch for replies",
+        description=(
+            "Redact and upload findings.json, report.md, evidence.jsonl (every cited log entry in "
+            "full), metadata.json, README.md and manifest.json (last) to gs://BUCKET/STORAGE_KEY/, "
+            "then watch the folder for replies under responses/. Rerunning is safe: files already "
+            "there are checked by hash and kept; different content is never overwritten. "
+            "`--watch KEY` only watches."
+        ),
+    )
+    parser.add_argument("workload", nargs="?", metavar="WORKLOAD_ID", help="the JobSet / workload")
+    parser.add_argument("case_id", nargs="?", metavar="CASE_ID", help="the support case number")
+    parser.add_argument("--bucket", help="bucket shared with Customer Care (asked on a terminal)")
+    parser.add_argument("--findings", metavar="PATH", help="use this findings.json; skip diagnosis")
+    parser.add_argument(
+        "--bundle", metavar="PATH", help="offline log bundle the findings came from"
+    )
+    parser.add_argument("--project", help="Google Cloud project of the workload")
+    parser.add_argument("--start", metavar="T", help="window start (UTC YYYY-MM-DDTHH:MM:SSZ)")
+    parser.add_argument("--end", metavar="T", help="window end")
+    parser.add_argument("--since", metavar="D", help='relative window, e.g. "24h"')
+    parser.add_argument("--no-watch", action="store_true", help="do not watch after uploading")
+    parser.add_argument("--watch", metavar="KEY", help="only watch the folder STORAGE_KEY")
+    parser.add_argument("--once", action="store_true", help="check for replies once and exit")
+    parser.add_argument(
+        "--interval",
+        type=float,
+        default=DEFAULT_INTERVAL,
+        help=f"first polling interval in seconds, doubling up to --max-interval (default {DEFAULT_INTERVAL:g})",
+    )
+    parser.add_argument(
+        "--max-interval",
+        type=float,
+        default=DEFAULT_MAX_INTERVAL,
+        help=f"longest polling interval in seconds (default {DEFAULT_MAX_INTERVAL:g})",
+    )
+    parser.add_argument(
+        "--download-dir",
+        metavar="DIR",
+        default="handoff",
+        help="local folder; the package and replies go to DIR/STORAGE_KEY/ (default ./handoff)",
+    )
+    parser.add_argument("--redact-emails", action="store_true", help="also mask e-mail addresses")
+    parser.add_argument("--redact-ips", action="store_true", help="also mask IP addresses")
+    parser.add_argument("--format", choices=("text", "json"), default="text")
     parser.set_defaults(handler=handle)
 
 
+def _bucket_name(given: Optional[str]) -> str:
+    from mlwiki.handoff.gcs import check_bucket_name
+
+    if given:
+        return check_bucket_name(given)
+    if sys.stdin.isatty() and sys.stderr.isatty():
+        print(
+            "Cloud Storage bucket shared with Customer Care: ", end="", file=sys.stderr, flush=True
+        )
+        answer = sys.stdin.readline().strip()
+        if answer:
+            return check_bucket_name(answer)
+    raise BadInput("--bucket: no bucket given (and no terminal to ask on); pass --bucket BUCKET")
+
+
+def _check_args(args: argparse.Namespace) -> None:
+    if args.interval <= 0 or args.max_interval < args.interval:
+        raise BadInput("--interval must be > 0 and --max-interval at least --interval")
+    if args.watch:
+        if args.workload:
+            raise BadInput("--watch KEY takes no WORKLOAD_ID (it watches an existing folder)")
+        return
+    if not args.workload:
+        raise BadInput("WORKLOAD_ID is required (or --watch KEY to watch an existing handoff)")
+    if (args.start or args.end) and args.since:
+        raise BadInput("--since cannot be combined with --start/--end")
+    if bool(args.start) != bool(args.end):
+        raise BadInput("--start and --end go together")
+
+
+def _load_findings(path: str, schema_dir: Path) -> dict[str, Any]:
+    from mlwiki.schemas import FINDINGS, error_path, validator
+
+    try:
+        findings = json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as error:
+        raise BadInput(f"--findings {path}: cannot read: {error.strerror}") from None
+    except (ValueError, UnicodeDecodeError) as error:
+        raise BadInput(f"--findings {path}: not valid JSON: {error}") from None
+    problem = next(iter(validator(schema_dir, FINDINGS).iter_errors(findings)), None)
+    if problem is not None:
+        raise BadInput(f"--findings {path}: {error_path(problem)}: {problem.message}")
+    return findings
+
+
+def _inputs(args: argparse.Namespace, wiki_root: Path) -> Any:
+    from mlwiki.handoff.evidence import find_cited_entries
+    from mlwiki.handoff.package import HandoffInputs, check_case_id, check_workload
+    from mlwiki.logs.bundle import iter_bundle
+
+    workload = check_workload(args.workload)
+    case_id = check_case_id(args.case_id)
+    if not args.findings:
+        raise BadInput(
+            "--findings: pass the findings.json of `mlwiki troubleshoot` (with --bundle for the "
+            "offline bundle it came from)"
+        )
+    findings = _load_findings(args.findings, wiki_root / "schemas")
+    if findings.get("workload") != workload:
+        raise BadInput(
+            f"--findings {args.findings}: its workload is {findings.get('workload')!r}, not {workload!r}"
+        )
+    if args.project and findings.get("project") not in (None, args.project):
+        raise BadInput(
+            f"--project {args.project}: the findings are for {findings.get('project')!r}"
+        )
+    entries = find_cited_entries(findings, iter_bundle(args.bundle)) if args.bundle else {}
+    return HandoffInputs(workload, case_id, findings, entries)
+
+
+def _print_update(update: Any, as_json: bool) -> None:
+    if as_json:
+        print(json.dumps(update.to_json()), flush=True)
+        return
+    where = f"saved to {update.local_path}" if update.local_path else update.skipped
+    print(f"NEW {update.url}  {update.updated or '-'}  {update.size} bytes  {where}", flush=True)
+    for line in update.preview or []:
+        print(f"    | {line}")
+
+
+def _watch(args: argparse.Namespace, bucket: Any, key: str, folder: Path) -> int:
+    import requests
+    from google.api_core import exceptions
+
+    from mlwiki.handoff.gcs import StorageError
+    from mlwiki.handoff.watch import check_once, watch
+
+    if args.once and args.format == "json":
+        try:
+            updates = check_once(bucket, key, folder)
+        except (
+            exceptions.GoogleAPICallError,
+            exceptions.RetryError,
+            requests.RequestException,
+        ) as error:
+            raise StorageError(
+                f"gs://{bucket.name}/{key}/: cannot check for updates: {error}"
+            ) from None
+        print(json.dumps({"storage_key": key, "updates": [u.to_json() for u in updates]}, indent=2))
+        return 0
+    found: list[Any] = []
+
+    def report(update: Any) -> None:
+        found.append(update)
+        _print_update(update, args.format == "json")
+
+    if not args.once:
+        print(
+            f"Watching gs://{bucket.name}/{key}/ for replies (Ctrl-C to stop)…",
+            file=sys.stderr,
+            flush=True,
+        )
+    try:
+        watch(
+            bucket,
+            key,
+            folder,
+            once=args.once,
+            interval=args.interval,
+            max_interval=args.max_interval,
+            on_update=report,
+        )
+    except (
+        exceptions.GoogleAPICallError,
+        exceptions.RetryError,
+        requests.RequestException,
+    ) as error:
+        raise StorageError(
+            f"gs://{bucket.name}/{key}/: cannot check for updates: {error}"
+        ) from None
+    if args.once and not found:
+        print(f"No new updates in gs://{bucket.name}/{key}/.")
+    return 0
+
+
+def _print_upload(result: Any, package: Any, warnings: list[str], as_json: bool) -> None:
+    if as_json:
+        document = result.to_json()
+        document.update(redactions=package.metadata["redactions"], warnings=warnings)
+        document["evidence"] = package.metadata["evidence"]
+        print(json.dumps(document, indent=2))
+        return
+    print(f"STORAGE_KEY {result.key}")
+    print(result.url)
+    for file in result.files:
+        print(f"  {file.status:9} {file.name} ({file.size} bytes)")
+    if not result.uploaded:
+        print("Nothing new uploaded: the folder already holds this exact package.")
+    redactions = package.metadata["redactions"]
+    summary = ", ".join(f"{kind} {count}" for kind, count in redactions.items()) or "none"
+    print(f"Redacted: {summary}")
+
+
 def handle(args: argparse.Namespace) -> int:
-    raise BadInput("this command is not built yet")
+    from mlwiki.handoff.gcs import check_bucket_private, make_client
+    from mlwiki.handoff.package import Stamp, assemble, check_key, redact_content
+    from mlwiki.handoff.upload import remote_metadata, upload_package
+    from mlwiki.redact import Redactor
+    from mlwiki.wiki import find_wiki_root
+
+    _check_args(args)
+    if args.watch:
+        key = check_key(args.watch)
+        bucket_name = _bucket_name(args.bucket)
+        bucket = make_client(args.project).bucket(bucket_name)
+        return _watch(args, bucket, key, Path(args.download_dir) / key)
+
+    wiki_root = find_wiki_root(explicit=args.wiki)
+    inputs = _inputs(args, wiki_root)
+    bucket_name = _bucket_name(args.bucket)
+    redactor = Redactor(emails=args.redact_emails, ips=args.redact_ips)
+    content = redact_content(inputs, redactor)
+    warnings: list[str] = []
+    if not inputs.entries:
+        warnings.append(
+            "evidence.jsonl holds no log entries: pass --bundle with the bundle the findings came from"
+        )
+    elif content.missing_evidence:
+        missing = ", ".join(content.missing_evidence)
+        warnings.append(f"cited entries not found in --bundle: {missing}")
+
+    client = make_client(args.project or inputs.findings.get("project"))
+    bucket = client.bucket(bucket_name)
+    policy_warning = check_bucket_private(bucket)
+    if policy_warning:
+        warnings.append(policy_warning)
+    existing = remote_metadata(bucket, content.key)
+    stamp = (existing and Stamp.from_metadata(existing)) or Stamp.now(wiki_root.parent)
+    package = assemble(content, inputs, bucket_name, stamp, redactor)
+    folder = Path(args.download_dir) / package.key
+    package.write(folder)
+    for warning in warnings:
+        print(f"mlwiki handoff: warning: {warning}", file=sys.stderr)
+    result = upload_package(bucket, package)
+    _print_upload(result, package, warnings, args.format == "json")
+    if args.no_watch:
+        return 0
+    return _watch(args, bucket, package.key, folder)
