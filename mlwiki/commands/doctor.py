@@ -1,16 +1,40 @@
-"""`mlwiki doctor` — not built yet: it says so and exits 2."""
+"""`mlwiki doctor` — check the prerequisites of a live diagnosis, each with its fix."""
 
 from __future__ import annotations
 
 import argparse
 
-from mlwiki.errors import BadInput
+from mlwiki.output import emit_json
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("doctor", help="(not built yet)", description="Not built yet.")
+    parser = subparsers.add_parser(
+        "doctor",
+        help="check prerequisites: gcloud, kubectl, auth plugin, credentials, roles",
+        description=(
+            "Check Python, gcloud, kubectl, gke-gcloud-auth-plugin, application default credentials, "
+            "the read roles on --project (Logs, Kubernetes Engine, Compute, Monitoring Viewer) and, "
+            "with --bucket, object admin on the handoff bucket. Exit 1 when something is missing."
+        ),
+    )
+    parser.add_argument("--project", help="project whose read roles to test")
+    parser.add_argument("--bucket", help="handoff bucket whose object-admin permissions to test")
+    parser.add_argument("--format", choices=["text", "json"], default="text")
     parser.set_defaults(handler=handle)
 
 
 def handle(args: argparse.Namespace) -> int:
-    raise BadInput("this command is not built yet")
+    from mlwiki.doctor import as_report, run_checks
+
+    checks = run_checks(args.project, args.bucket)
+    report = as_report(checks)
+    if args.format == "json":
+        emit_json(report)
+    else:
+        for check in checks:
+            line = f"[{check.status:>7}] {check.name}: {check.detail}"
+            print(
+                line
+                + (f"\n          fix: {check.fix}" if check.fix and check.status != "ok" else "")
+            )
+    return 0 if report["ok"] else 1
