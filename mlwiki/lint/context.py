@@ -1,0 +1,148 @@
+"""What the rules share: the loaded wiki and everything derived from it, each computed once."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any, Optional
+
+import re2
+
+from mlwiki.lint.markdown import MarkdownDoc, parse_markdown
+from mlwiki.lint.model import Finding
+from mlwiki.wiki import MESSAGE_FIELDS, SCHEMAS_DIR, LoadProblem, Page, Symptom, Wiki, read_text
+
+_IGNORED_DIRS = {"__pycache__"}
+
+
+def _quiet_options() -> Any:
+    options = re2.Options()
+    options.log_errors = False  # RE2 would print every bad pattern to stderr
+    return options
+
+
+RE2_OPTIONS = _quiet_options()
+
+
+def compile_re2(pattern: str) -> tuple[Any, Optional[str]]:
+    """(compiled regex, None), or (None, why it does not compile under RE2)."""
+    try:
+        return re2.compile(pattern, options=RE2_OPTIONS), None
+    except re2.error as error:
+        reason = error.args[0] if error.args else "invalid pattern"
+        return None, reason.decode(errors="replace") if isinstance(reason, bytes) else str(reason)
+
+
+@dataclass(frozen=True)
+class CompiledSignature:
+    symptom: str
+    pattern: str
+    field: Optional[str]
+    regex: Any  # re2._Regexp
+
+
+@dataclass
+class LintContext:
+    wiki: Wiki
+    # Files that failed to load (frontmatter or JSON): schema rules skip them, the load rules
+    # already said what is wrong.
+    extra_problems: list[LoadProblem] = field(default_factory=list)
+
+    @property
+    def root(self) -> Path:
+        return self.wiki.root
+
+    @property
+    def schema_dir(self) -> Path:
+        return self.wiki.root / SCHEMAS_DIR
+
+    def rel(self, path: Path) -> str:
+        try:
+            return path.relative_to(self.wiki.repo_root).as_posix()
+        except ValueError:
+            return path.as_posix()
+
+    def finding(self, path: Path, line: int, message: str, column: int = 0) -> Finding:
+        return Finding(path, line, message, column)
+
+    @cached_property
+    def broken_files(self) -> set[Path]:
+        return {p.file for p in self.wiki.problems if p.kind in ("frontmatter-missing", "yaml")}
+
+    @cached_property
+    def markdown_docs(self) -> dict[Path, MarkdownDoc]:
+        """Every Markdown file of the wiki (pages and the top-level guides), parsed once."""
+        docs: dict[Path, MarkdownDoc] = {}
+        page_paths = {page.path: page for page in self.wiki.pages.values()}
+        for path in self.markdown_paths:
+            page = page_paths.get(path)
+            if page is not None:
+                docs[path] = parse_markdown(page.body, page.body_line)
+                continue
+            text, problem = read_text(path)
+            if problem:
+                self.extra_problems.append(problem)
+            else:
+                docs[path] = parse_markdown(text or "")
+        return docs
+
+    @cached_property
+    def markdown_paths(self) -> list[Path]:
+        """Markdown files under the wiki, except hidden folders (the venv) and page duplicates."""
+        pages = [page.path for page in self.wiki.pages.values()]
+        others: list[Path] = []
+        for path in sorted(self.root.glob("*.md")):
+            others.append(path)
+        examples = self.root / "examples"
+        if examples.is_dir():
+            others.extend(
+                p
+                for p in sorted(examples.rglob("*.md"))
+                if not any(part.startswith(".") or part in _IGNORED_DIRS for part in p.parts)
+            )
+        return pages + [p for p in others if p.is_file()]
+
+    @cached_property
+    def page_by_path(self) -> dict[Path, Page]:
+        return {page.path: page for page in self.wiki.pages.values()}
+
+    @cached_property
+    def signatures(self) -> list[CompiledSignature]:
+        """Every signature of every symptom page that compiles under RE2, in wiki order."""
+        compiled: list[CompiledSignature] = []
+        for symptom in self.wiki.symptoms.values():
+            for signature in symptom.signatures:
+                regex, _ = compile_re2(signature.pattern)
+                if regex is None:
+                    continue
+                compiled.append(
+                    CompiledSignature(symptom.id, signature.pattern, signature.field, regex)
+                )
+        return compiled
+
+    @cached_property
+    def signature_set(self) -> Any:
+        """One RE2 set of all signatures: one scan of a line says which of them match it."""
+        search_set = re2.Set.SearchSet(RE2_OPTIONS)
+        for signature in self.signatures:
+            search_set.Add(signature.pattern)
+        search_set.Compile()
+        return search_set
+
+    def matching_signatures(self, line: str) -> list[CompiledSignature]:
+        return [self.signatures[i] for i in self.signature_set.Match(line) or []]
+
+    def own_signatures(self, symptom: Symptom) -> list[CompiledSignature]:
+        return [s for s in self.signatures if s.symptom == symptom.id]
+
+
+def applies_to(signature_field: Optional[str], example_field: Optional[str]) -> bool:
+    """Whether a signature looks at the text where an example line was found.
+
+    A signature without `field` searches the message text; so does one naming a message field.
+    An example with `field` was found in that field: signatures with that field or none apply.
+    """
+    if example_field is None:
+        return signature_field is None or signature_field in MESSAGE_FIELDS
+    return signature_field is None or signature_field == example_field

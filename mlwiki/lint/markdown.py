@@ -1,0 +1,132 @@
+"""Parse a Markdown file once into what the rules need: headings, anchors, links, prose.
+
+markdown-it-py's inline pass is most of its cost, so it runs only on the inline blocks that can
+hold a link, a code span, HTML or an escape; a plain paragraph is prose as it stands.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+
+# Characters that can start inline syntax the rules care about (links, images, code spans,
+# autolinks, HTML, escapes, entities). Headings are always parsed fully (their slug needs it).
+_INLINE_TRIGGERS = re.compile(r"[\[`<\\&]")
+# GitHub's heading slugs: lower-case, drop everything but letters, digits, _, - and spaces,
+# then spaces become hyphens; repeated slugs get -1, -2, ...
+_SLUG_DROP = re.compile(r"[^\w\- ]", re.UNICODE)
+
+
+@dataclass(frozen=True)
+class Heading:
+    level: int
+    text: str
+    line: int
+    empty: bool  # followed directly by a heading of the same or a higher level, or by the end
+
+
+@dataclass(frozen=True)
+class Link:
+    href: str
+    line: int
+
+
+@dataclass
+class MarkdownDoc:
+    headings: list[Heading] = field(default_factory=list)
+    links: list[Link] = field(default_factory=list)
+    prose: list[tuple[str, int]] = field(default_factory=list)  # (text, line), code excluded
+
+    @property
+    def anchors(self) -> set[str]:
+        return anchors_of([h.text for h in self.headings])
+
+
+def slugify(text: str) -> str:
+    return _SLUG_DROP.sub("", text.strip().lower()).replace(" ", "-")
+
+
+def anchors_of(titles: list[str]) -> set[str]:
+    seen: dict[str, int] = {}
+    anchors: set[str] = set()
+    for title in titles:
+        base = slugify(title)
+        count = seen.get(base, 0)
+        seen[base] = count + 1
+        anchors.add(base if count == 0 else f"{base}-{count}")
+    return anchors
+
+
+@lru_cache(maxsize=1)
+def _parser() -> MarkdownIt:
+    # The core "inline" rule is off: _inline() runs the inline parser only where it matters.
+    return MarkdownIt("commonmark").disable("inline")
+
+
+def parse_markdown(text: str, first_line: int = 1) -> MarkdownDoc:
+    """Parse `text`, whose first line is line `first_line` of its file."""
+    md = _parser()
+    env: dict[str, Any] = {}
+    tokens = md.parse(text, env)
+    doc = MarkdownDoc()
+    open_headings: list[tuple[int, str, int, int]] = []  # (level, text, line, token index)
+    block_starts: list[tuple[int, int]] = []  # (token index, heading level or 0) of block tokens
+    for index, token in enumerate(tokens):
+        if token.nesting >= 0 and token.level == 0 and token.type != "inline":
+            block_starts.append((index, int(token.tag[1]) if token.type == "heading_open" else 0))
+        if token.type != "inline" or token.map is None:
+            continue
+        line = first_line + token.map[0]
+        is_heading = index > 0 and tokens[index - 1].type == "heading_open"
+        if is_heading or _INLINE_TRIGGERS.search(token.content):
+            children: list[Token] = []
+            md.inline.parse(token.content, md, env, children)
+            text_parts = _walk_inline(children, line, doc)
+        else:
+            doc.prose.append((token.content, line))
+            text_parts = [token.content]
+        if is_heading:
+            level = int(tokens[index - 1].tag[1])
+            open_headings.append((level, "".join(text_parts), line, index - 1))
+    _mark_empty(open_headings, block_starts, doc)
+    return doc
+
+
+def _walk_inline(children: list[Token], line: int, doc: MarkdownDoc) -> list[str]:
+    """Collect links and prose from inline tokens; return the visible text (for heading slugs)."""
+    visible: list[str] = []
+    for child in children:
+        if child.type in ("softbreak", "hardbreak"):
+            line += 1
+        elif child.type == "text":
+            doc.prose.append((child.content, line))
+            visible.append(child.content)
+        elif child.type == "code_inline":
+            visible.append(child.content)
+        elif child.type == "link_open":
+            doc.links.append(Link(str(child.attrs.get("href", "")), line))
+        elif child.type == "image":
+            doc.links.append(Link(str(child.attrs.get("src", "")), line))
+            visible.append(child.content)
+    return visible
+
+
+def _mark_empty(
+    headings: list[tuple[int, str, int, int]],
+    block_starts: list[tuple[int, int]],
+    doc: MarkdownDoc,
+) -> None:
+    next_block = {index: position for position, (index, _) in enumerate(block_starts)}
+    for level, text, line, token_index in headings:
+        position = next_block.get(token_index)
+        if position is None:  # a heading nested in a list or quote: not a section of the page
+            doc.headings.append(Heading(level, text, line, False))
+            continue
+        following = block_starts[position + 1] if position + 1 < len(block_starts) else None
+        empty = following is None or 0 < following[1] <= level
+        doc.headings.append(Heading(level, text, line, empty))

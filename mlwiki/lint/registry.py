@@ -1,0 +1,351 @@
+"""THE table of lint rules: code, name, scope, one-line description, function.
+
+Codes are stable (never renumbered or reused): E### are errors (they make the status FAIL),
+W### are warnings (reported, never change the status). SCHEMA.md documents this table.
+"""
+
+from __future__ import annotations
+
+from mlwiki.lint.model import (
+    SCOPE_ACTION,
+    SCOPE_JSON,
+    SCOPE_MARKDOWN,
+    SCOPE_PAGE,
+    SCOPE_SYMPTOM,
+    SCOPE_WIKI,
+    SCOPE_WORKFLOW,
+    Rule,
+)
+from mlwiki.lint.rules import (
+    catalogue,
+    content,
+    expressions,
+    files,
+    links,
+    references,
+    safety,
+    schema,
+    signatures,
+)
+
+RULES: tuple[Rule, ...] = (
+    # Files: reading and parsing
+    Rule(
+        "E001",
+        "unreadable-file",
+        SCOPE_WIKI,
+        "A file cannot be read: binary, not UTF-8, permission denied or a symlink loop.",
+        files.unreadable_file,
+    ),
+    Rule(
+        "E002",
+        "json-syntax",
+        SCOPE_WIKI,
+        "An action or workflow file is not valid JSON (line and column given).",
+        files.json_syntax,
+    ),
+    Rule(
+        "E003",
+        "frontmatter-missing",
+        SCOPE_WIKI,
+        "A page does not start with a '---' YAML frontmatter block closed by '---'.",
+        files.frontmatter_missing,
+    ),
+    Rule(
+        "E004",
+        "frontmatter-yaml",
+        SCOPE_WIKI,
+        "A page's frontmatter is not valid YAML or not a mapping.",
+        files.frontmatter_yaml,
+    ),
+    # Structure
+    Rule(
+        "E101",
+        "missing-required",
+        SCOPE_WIKI,
+        "A required file (SCHEMA.md, INDEX.md, TUTORIAL.md) or folder is missing.",
+        files.missing_required,
+    ),
+    Rule(
+        "E102",
+        "misplaced-file",
+        SCOPE_WIKI,
+        "A file is in the wrong folder (e.g. .json under symptoms/), a content folder has subfolders, or an unknown top-level entry.",
+        files.misplaced_file,
+    ),
+    Rule(
+        "E103",
+        "bad-file-name",
+        SCOPE_WIKI,
+        "A page, action or workflow file name is not kebab-case.",
+        files.bad_file_name,
+    ),
+    Rule(
+        "E104",
+        "id-mismatch",
+        SCOPE_WIKI,
+        "An action's or workflow's `id` differs from its file name.",
+        files.id_mismatch,
+    ),
+    Rule(
+        "E105",
+        "duplicate-id",
+        SCOPE_WIKI,
+        "Two files have the same id (page ids are unique across all page folders).",
+        files.duplicate_id,
+    ),
+    # Schemas
+    Rule(
+        "E201",
+        "frontmatter-schema",
+        SCOPE_PAGE,
+        "Frontmatter does not validate against its page type in frontmatter.schema.json.",
+        schema.frontmatter_schema,
+    ),
+    Rule(
+        "E202",
+        "page-type-mismatch",
+        SCOPE_PAGE,
+        "A page's `type` differs from the type of its folder.",
+        schema.page_type_mismatch,
+    ),
+    Rule(
+        "E203",
+        "action-schema",
+        SCOPE_ACTION,
+        "An action does not validate against action.schema.json.",
+        schema.action_schema,
+    ),
+    Rule(
+        "E204",
+        "workflow-schema",
+        SCOPE_WORKFLOW,
+        "A workflow does not validate against workflow.schema.json.",
+        schema.workflow_schema,
+    ),
+    # Links
+    Rule(
+        "E301",
+        "broken-link",
+        SCOPE_MARKDOWN,
+        "A relative link points to a file that does not exist or leaves the repository.",
+        links.broken_link,
+    ),
+    Rule(
+        "E302",
+        "broken-anchor",
+        SCOPE_MARKDOWN,
+        "A `#anchor` is not a heading of the target page (GitHub slug rules).",
+        links.broken_anchor,
+    ),
+    Rule(
+        "E303",
+        "unknown-related",
+        SCOPE_PAGE,
+        "A `related` id is not a page of the wiki.",
+        links.unknown_related,
+    ),
+    # References
+    Rule(
+        "E401",
+        "unknown-action",
+        SCOPE_WORKFLOW,
+        "A workflow step `uses` an action that does not exist.",
+        references.unknown_action,
+    ),
+    Rule(
+        "E402",
+        "step-params",
+        SCOPE_WORKFLOW,
+        "A step passes a param its action does not declare, or omits a required one that is not a context param.",
+        references.step_params,
+    ),
+    Rule(
+        "E403",
+        "template-variable",
+        SCOPE_ACTION,
+        "An action's command or filter template does not parse or uses a name that is not a declared param or helper.",
+        references.action_template,
+    ),
+    Rule(
+        "E404",
+        "workflow-expression",
+        SCOPE_WORKFLOW,
+        "A workflow expression or template does not parse or names an undeclared param, a missing or later step, or an unknown output.",
+        expressions.workflow_expression,
+    ),
+    Rule(
+        "E405",
+        "symptom-workflow",
+        SCOPE_SYMPTOM,
+        "A symptom's `workflow` does not exist or does not name this symptom back.",
+        references.symptom_workflow,
+    ),
+    Rule(
+        "E406",
+        "mutating-step",
+        SCOPE_WORKFLOW,
+        "A workflow step uses a mutating action; verification only reads (mutations belong in remedies).",
+        references.mutating_step,
+    ),
+    Rule(
+        "E407",
+        "unknown-symptom",
+        SCOPE_ACTION,
+        "An action's `symptoms` or a `symptom_match()` names a symptom page that does not exist.",
+        references.unknown_symptom,
+    ),
+    Rule(
+        "E408",
+        "duplicate-step-id",
+        SCOPE_WORKFLOW,
+        "Two steps of a workflow have the same id.",
+        references.duplicate_step_id,
+    ),
+    Rule(
+        "E409",
+        "unknown-remedy-action",
+        SCOPE_SYMPTOM,
+        "A remedy names an action that does not exist.",
+        references.unknown_remedy_action,
+    ),
+    Rule(
+        "E410",
+        "workflow-symptom",
+        SCOPE_WORKFLOW,
+        "A workflow's `symptom` is not a symptom page.",
+        references.workflow_symptom,
+    ),
+    Rule(
+        "W401",
+        "unused-action",
+        SCOPE_WIKI,
+        "An action is used by no workflow step and no remedy.",
+        references.unused_action,
+    ),
+    Rule(
+        "W402",
+        "conclusion-fallback",
+        SCOPE_WORKFLOW,
+        "A workflow's last conclusion has an `if`, so some runs get no verdict.",
+        references.conclusion_fallback,
+    ),
+    # Safety
+    Rule(
+        "E501",
+        "unapproved-mutation",
+        SCOPE_ACTION,
+        "A command that changes the cluster or a VM lacks `requires_approval: true`.",
+        safety.unapproved_mutation,
+    ),
+    Rule(
+        "E502",
+        "shell-command",
+        SCOPE_ACTION,
+        "A command runs a shell or an element holds shell syntax (| ; & ` $( ${ > < newline).",
+        safety.shell_command,
+    ),
+    Rule(
+        "E503",
+        "wrong-program",
+        SCOPE_ACTION,
+        "A kubectl action's command does not start with kubectl (gcloud likewise).",
+        safety.wrong_program,
+    ),
+    Rule(
+        "W501",
+        "missing-risk",
+        SCOPE_ACTION,
+        "A mutating action does not say in `risk` what it affects.",
+        safety.missing_risk,
+    ),
+    # Signatures
+    Rule(
+        "E601",
+        "bad-regex",
+        SCOPE_SYMPTOM,
+        "A signature pattern does not compile under RE2.",
+        signatures.bad_regex,
+    ),
+    Rule(
+        "E602",
+        "example-unmatched",
+        SCOPE_SYMPTOM,
+        "An example line matches none of its own page's signatures (respecting `field`).",
+        signatures.example_unmatched,
+    ),
+    Rule(
+        "E603",
+        "counter-example-matched",
+        SCOPE_SYMPTOM,
+        "A counter-example line matches one of its own page's signatures.",
+        signatures.counter_example_matched,
+    ),
+    Rule(
+        "E604",
+        "bad-extract",
+        SCOPE_ACTION,
+        "An action's `extract` pattern is not RE2 or has not exactly one capture group.",
+        signatures.bad_extract,
+    ),
+    Rule(
+        "W601",
+        "example-overlap",
+        SCOPE_SYMPTOM,
+        "An example line also matches another page's signatures.",
+        signatures.example_overlap,
+    ),
+    Rule(
+        "W602",
+        "unknown-group",
+        SCOPE_SYMPTOM,
+        "A signature has a named group the diagnosis does not read (task, host, pod, slice, job).",
+        signatures.unknown_group,
+    ),
+    # Index and reachability
+    Rule(
+        "E701",
+        "index-stale",
+        SCOPE_WIKI,
+        "INDEX.md differs from what `mlwiki index` generates.",
+        catalogue.index_stale,
+    ),
+    Rule(
+        "E702",
+        "orphan-page",
+        SCOPE_WIKI,
+        "A page is linked from no other page, not listed in INDEX.md and in no `related`.",
+        catalogue.orphan_page,
+    ),
+    # Content
+    Rule(
+        "E801",
+        "placeholder-text",
+        SCOPE_MARKDOWN,
+        "Prose holds TODO, TBD, FIXME, XXX or lorem ipsum (code and log examples are not prose).",
+        content.placeholder_text,
+    ),
+    Rule(
+        "E802",
+        "missing-section",
+        SCOPE_SYMPTOM,
+        "A symptom page lacks one of the required H2 sections.",
+        content.missing_section,
+    ),
+    Rule(
+        "E803",
+        "empty-section",
+        SCOPE_MARKDOWN,
+        "A heading is followed directly by a heading of the same or a higher level, or by the end of the file.",
+        content.empty_section,
+    ),
+    Rule(
+        "E804",
+        "placeholder-field",
+        SCOPE_JSON,
+        "An action's or workflow's title, description or conclusion summary holds placeholder text.",
+        content.placeholder_field,
+    ),
+)
+
+RULES_BY_CODE = {rule.code: rule for rule in RULES}

@@ -1,0 +1,96 @@
+"""Signature rules: patterns are RE2, examples match their own page, counter-examples do not."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from mlwiki.lint.context import LintContext, applies_to, compile_re2
+from mlwiki.lint.model import Finding
+from mlwiki.wiki import Action, Symptom
+
+# Named groups the diagnosis reads (what a cascade points to); see SCHEMA.md.
+KNOWN_GROUPS = frozenset({"task", "host", "pod", "slice", "job"})
+
+
+def bad_regex(ctx: LintContext, symptom: Symptom) -> Iterator[Finding]:
+    line = symptom.page.line_of("signatures")
+    for index, signature in enumerate(symptom.signatures):
+        _, error = compile_re2(signature.pattern)
+        if error:
+            yield Finding(
+                symptom.page.path, line, f"signatures[{index}].pattern is not valid RE2: {error}"
+            )
+
+
+def bad_extract(ctx: LintContext, action: Action) -> Iterator[Finding]:
+    extract = action.data.get("extract")
+    for name, pattern in (extract if isinstance(extract, dict) else {}).items():
+        if not isinstance(pattern, str):
+            continue
+        regex, error = compile_re2(pattern)
+        if error:
+            yield Finding(
+                action.path, action.line_of("extract"), f"extract.{name} is not valid RE2: {error}"
+            )
+        elif regex.groups != 1:
+            yield Finding(
+                action.path,
+                action.line_of("extract"),
+                f"extract.{name} must have exactly one capture group (has {regex.groups})",
+            )
+
+
+def unknown_group(ctx: LintContext, symptom: Symptom) -> Iterator[Finding]:
+    for signature in ctx.own_signatures(symptom):
+        for name in sorted(set(signature.regex.groupindex) - KNOWN_GROUPS):
+            yield Finding(
+                symptom.page.path,
+                symptom.page.line_of("signatures"),
+                f"named group '{name}' in '{signature.pattern}' is not one the diagnosis reads ({', '.join(sorted(KNOWN_GROUPS))})",
+            )
+
+
+def example_unmatched(ctx: LintContext, symptom: Symptom) -> Iterator[Finding]:
+    own = ctx.own_signatures(symptom)
+    line = symptom.page.line_of("examples")
+    for index, example in enumerate(symptom.examples):
+        candidates = [s for s in own if applies_to(s.field, example.field)]
+        if not any(s.regex.search(example.line) for s in candidates):
+            where = f" (field {example.field})" if example.field else ""
+            yield Finding(
+                symptom.page.path,
+                line,
+                f"examples[{index}]{where} matches none of this page's {len(candidates)} applicable signature(s): {example.line[:120]!r}",
+            )
+
+
+def counter_example_matched(ctx: LintContext, symptom: Symptom) -> Iterator[Finding]:
+    own = ctx.own_signatures(symptom)
+    line = symptom.page.line_of("counter_examples")
+    for index, example in enumerate(symptom.counter_examples):
+        for signature in own:
+            if signature.regex.search(example.line):
+                yield Finding(
+                    symptom.page.path,
+                    line,
+                    f"counter_examples[{index}] matches this page's signature '{signature.pattern}': {example.line[:120]!r}",
+                )
+                break
+
+
+def example_overlap(ctx: LintContext, symptom: Symptom) -> Iterator[Finding]:
+    line = symptom.page.line_of("examples")
+    for index, example in enumerate(symptom.examples):
+        others = sorted(
+            {
+                s.symptom
+                for s in ctx.matching_signatures(example.line)
+                if s.symptom != symptom.id and applies_to(s.field, example.field)
+            }
+        )
+        if others:
+            yield Finding(
+                symptom.page.path,
+                line,
+                f"examples[{index}] also matches {', '.join(others)}: make sure the roles tell them apart",
+            )
