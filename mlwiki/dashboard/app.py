@@ -8,8 +8,10 @@ autoescaping, and the JavaScript never writes HTML.
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
-from typing import Any, Callable, Protocol
+from typing import Any, Callable, Optional, Protocol
+from urllib.parse import urlencode
 
 import re2
 
@@ -124,7 +126,8 @@ class Dashboard:
         )
 
 
-def _environment() -> Any:
+@functools.lru_cache(maxsize=1)
+def _template() -> Any:
     import jinja2
 
     env = jinja2.Environment(
@@ -134,13 +137,20 @@ def _environment() -> Any:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    return env
+    return env.get_template("index.html")
+
+
+def render_page(summary: Optional[Summary], error: str = "") -> str:
+    """The HTML page for SUMMARY (or only ERROR); every cluster value is autoescaped."""
+    target = summary.target if summary else ""
+    refresh_link = "?" + urlencode({**({"target": target} if target else {}), "refresh": "1"})
+    return _template().render(
+        summary=summary, error=error, target=target, refresh_link=refresh_link
+    )
 
 
 def create_app(source: StateSource, events_limit: int = 50) -> Any:
     """The ASGI app over SOURCE (starlette is imported here, not when the CLI starts)."""
-    from urllib.parse import urlencode
-
     from starlette.applications import Starlette
     from starlette.requests import Request
     from starlette.responses import HTMLResponse, JSONResponse, Response
@@ -148,7 +158,6 @@ def create_app(source: StateSource, events_limit: int = 50) -> Any:
     from starlette.staticfiles import StaticFiles
 
     dashboard = Dashboard(source, events_limit)
-    template = _environment().get_template("index.html")
 
     def request_summary(request: Request) -> Summary:
         target = parse_target(request.query_params.get("target", ""))
@@ -158,17 +167,8 @@ def create_app(source: StateSource, events_limit: int = 50) -> Any:
         try:
             summary = request_summary(request)
         except BadTarget as error:
-            return HTMLResponse(
-                template.render(summary=None, error=str(error), target=""), status_code=400
-            )
-        refresh_link = "?" + urlencode(
-            {**({"target": summary.target} if summary.target else {}), "refresh": "1"}
-        )
-        return HTMLResponse(
-            template.render(
-                summary=summary, error="", target=summary.target, refresh_link=refresh_link
-            )
-        )
+            return HTMLResponse(render_page(None, str(error)), status_code=400)
+        return HTMLResponse(render_page(summary))
 
     def api_summary(request: Request) -> Response:
         try:
