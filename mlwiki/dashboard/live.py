@@ -8,6 +8,7 @@ A cluster that cannot be read becomes a `ClusterState` with a `problem` saying w
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import threading
@@ -135,11 +136,16 @@ def resolve_clusters(target: str) -> list[ClusterRef]:
 # --- kubernetes --------------------------------------------------------------------------------
 
 
+def kubeconfig_path() -> str:
+    """$KUBECONFIG as it is now (the client reads it only once, at import), else ~/.kube/config."""
+    return os.environ.get("KUBECONFIG") or os.path.expanduser("~/.kube/config")
+
+
 def kube_contexts() -> set[str]:
     from kubernetes import config
 
     try:
-        contexts, _ = config.list_kube_config_contexts()
+        contexts, _ = config.list_kube_config_contexts(config_file=kubeconfig_path())
     except (config.ConfigException, OSError):
         return set()
     return {str(c.get("name")) for c in contexts or []}
@@ -175,7 +181,7 @@ def read_cluster(ref: ClusterRef) -> ClusterState:
         cluster=ref.name, project=ref.project, location=ref.location, context=ref.gke_context
     )
     try:
-        api = config.new_client_from_config(context=ref.gke_context)
+        api = config.new_client_from_config(config_file=kubeconfig_path(), context=ref.gke_context)
         core = client.CoreV1Api(api)
         state.nodes = _read_all(core.list_node)
         state.pods = _read_all(core.list_pod_for_all_namespaces)
