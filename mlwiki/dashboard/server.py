@@ -121,7 +121,9 @@ def serve_forever(
                 on_started()
 
         threading.Thread(target=wait_then_call, daemon=True).start()
-    server.run(sockets=[sock])
+    # uvicorn shuts down gracefully on Ctrl-C, then re-raises the signal: that is a clean stop.
+    with contextlib.suppress(KeyboardInterrupt):
+        server.run(sockets=[sock])
 
 
 def open_browser(url: str) -> None:
