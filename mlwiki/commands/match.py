@@ -1,16 +1,80 @@
-"""`mlwiki match` — not built yet: it says so and exits 2."""
+"""`mlwiki match` — the router's step alone: every entry matched by any symptom signature."""
 
 from __future__ import annotations
 
 import argparse
+import sys
+from pathlib import Path
+from typing import Any
 
 from mlwiki.errors import BadInput
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("match", help="(not built yet)", description="Not built yet.")
+    parser = subparsers.add_parser(
+        "match",
+        help="match every log entry against every symptom signature",
+        description=(
+            "Read log entries (an offline bundle) once and print every entry × symptom match: "
+            "insertId, timestamp, symptom, role, host, quote (plus pod, layer, captures). With "
+            "WORKLOAD, only entries about that JobSet's pods and nodes."
+        ),
+    )
+    parser.add_argument("workload", nargs="?", help="JobSet name to restrict to (optional)")
+    parser.add_argument("--bundle", type=Path, help="offline bundle: file or directory of entries")
+    parser.add_argument("--project", help="Cloud Logging project (with --start/--end/--since)")
+    parser.add_argument("--start", help="window start (UTC YYYY-MM-DDTHH:MM:SSZ or relative)")
+    parser.add_argument("--end", help="window end")
+    parser.add_argument("--since", help='relative window, e.g. "24h"')
+    parser.add_argument("--format", choices=("json", "text"), default="text")
     parser.set_defaults(handler=handle)
 
 
+def match_rows(args: argparse.Namespace) -> list[dict[str, Any]]:
+    from mlwiki.diagnose.collect import collection_for
+    from mlwiki.diagnose.match import Scan
+    from mlwiki.diagnose.signatures import SignatureSet
+    from mlwiki.diagnose.topology import Topology
+    from mlwiki.wiki import find_wiki_root, load_wiki
+
+    wiki = load_wiki(find_wiki_root(explicit=args.wiki))
+    collection = collection_for(args.workload, args)
+    scan = Scan(SignatureSet(wiki.symptoms.values()), Topology(args.workload))
+    scan.add_all(collection.entries)
+    scan.finish()
+    for problem in scan.signatures.problems:
+        print(f"mlwiki match: warning: {problem}", file=sys.stderr)
+    hits = sorted(scan.relevant_hits(), key=lambda h: (h.time, h.insert_id, h.symptom))
+    return [
+        {
+            "insertId": hit.insert_id,
+            "timestamp": hit.timestamp,
+            "symptom": hit.symptom,
+            "role": hit.role,
+            "layer": hit.layer,
+            "host": hit.host,
+            "pod": hit.pod,
+            "field": hit.field,
+            "captures": hit.captures,
+            "quote": hit.quote,
+        }
+        for hit in hits
+    ]
+
+
 def handle(args: argparse.Namespace) -> int:
-    raise BadInput("this command is not built yet")
+    from mlwiki.output import emit_json
+
+    if args.bundle is None and args.project is None:
+        raise BadInput("--bundle or --project: say where the log entries are")
+    rows = match_rows(args)
+    if args.format == "json":
+        emit_json({"matches": rows, "count": len(rows)})
+        return 0
+    for row in rows:
+        quote = " ".join(row["quote"].split())
+        print(
+            f"{row['timestamp']}  {row['symptom']} ({row['role']})  {row['host'] or '-'}  {quote!r}"
+        )
+    print(f"{len(rows)} match(es)")
+    return 0

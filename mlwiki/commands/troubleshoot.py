@@ -1,16 +1,64 @@
-"""`mlwiki troubleshoot` — not built yet: it says so and exits 2."""
+"""`mlwiki troubleshoot` — the whole diagnosis, no LLM needed."""
 
 from __future__ import annotations
 
 import argparse
+import sys
+from pathlib import Path
 
-from mlwiki.errors import BadInput
+from mlwiki.errors import EXIT_OK, BadInput
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("troubleshoot", help="(not built yet)", description="Not built yet.")
+    parser = subparsers.add_parser(
+        "troubleshoot",
+        help="diagnose a workload: root cause, culprit hosts, failure table, cited evidence",
+        description=(
+            "Diagnose WORKLOAD_ID (a JobSet name) from an offline bundle or Cloud Logging: one "
+            "pass of every symptom signature over the entries, cause vs cascade per disruption, "
+            "the candidates' read-only verification workflows, findings with cited evidence. "
+            "Prints Markdown (default) or the findings JSON. Exit 0 whatever the status; 2 on "
+            "bad input."
+        ),
+    )
+    parser.add_argument("workload", metavar="WORKLOAD_ID", help="JobSet (workload) name")
+    parser.add_argument("--project", help="Cloud Logging project id")
+    parser.add_argument("--start", help="window start (UTC YYYY-MM-DDTHH:MM:SSZ or relative)")
+    parser.add_argument("--end", help="window end")
+    parser.add_argument("--since", help='relative window, e.g. "24h"')
+    parser.add_argument("--bundle", type=Path, help="offline bundle: file or directory")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        help="write the findings JSON to FILE and the Markdown report beside it (FILE with .md)",
+    )
+    parser.add_argument("--format", choices=("md", "json"), default="md")
     parser.set_defaults(handler=handle)
 
 
 def handle(args: argparse.Namespace) -> int:
-    raise BadInput("this command is not built yet")
+    from mlwiki.diagnose.collect import collection_for
+    from mlwiki.diagnose.pipeline import analyse
+    from mlwiki.output import dumps
+    from mlwiki.wiki import find_wiki_root, load_wiki
+
+    if args.bundle is None and args.project is None:
+        raise BadInput("--bundle or --project: say where the log entries are")
+    wiki = load_wiki(find_wiki_root(explicit=args.wiki))
+    collection = collection_for(args.workload, args)
+    result = analyse(wiki, args.workload, collection, project=args.project)
+    for problem in result.findings["data"].get("problems", []):
+        print(f"mlwiki troubleshoot: warning: {problem}", file=sys.stderr)
+    text = dumps(result.findings)
+    if args.out is not None:
+        try:
+            args.out.parent.mkdir(parents=True, exist_ok=True)
+            args.out.write_text(text + "\n", encoding="utf-8")
+            args.out.with_suffix(".md").write_text(result.report_markdown, encoding="utf-8")
+        except OSError as error:
+            raise BadInput(f"--out: cannot write {args.out}: {error.strerror or error}") from None
+    print(
+        text if args.format == "json" else result.report_markdown,
+        end="\n" if args.format == "json" else "",
+    )
+    return EXIT_OK

@@ -1,0 +1,73 @@
+"""Where a diagnosis gets its entries: an offline bundle or Cloud Logging, and the log session.
+
+Both paths end in the same `EntryStore` (deduplicated, synthetic insertIds for entries without
+one), so a bundle is diagnosed exactly like the same entries served by Cloud Logging, and the
+verification workflows query the very entries the diagnosis matched. For a bundle the store is
+filled during the diagnosis' single pass (each new entry is stored and matched as it is read).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Optional
+
+from mlwiki.diagnose.clock import epoch
+from mlwiki.logs.bundle import iter_bundle
+from mlwiki.logs.store import EntryStore
+from mlwiki.timewindow import Window
+
+
+@dataclass
+class Collection:
+    """The run's entries (as a one-pass iterator) and the store they end up in."""
+
+    entries: Iterator[dict[str, Any]]
+    store: EntryStore
+    sources: list[str]
+    window: Optional[tuple[float, float]]
+    partial: bool
+    reasons: list[str]
+
+
+def _window_bounds(window: Optional[Window]) -> Optional[tuple[float, float]]:
+    return (window.start.timestamp(), window.end.timestamp()) if window else None
+
+
+def from_bundle(path: Path | str, window: Optional[Window] = None) -> Collection:
+    store = EntryStore()
+    bounds = _window_bounds(window)
+
+    def entries() -> Iterator[dict[str, Any]]:
+        for entry in iter_bundle(path):
+            if bounds is not None and not bounds[0] <= epoch(entry["timestamp"]) <= bounds[1]:
+                continue
+            if store.add(entry):
+                yield entry
+
+    return Collection(entries(), store, [str(path)], bounds, False, [])
+
+
+def from_cloud(workload: Optional[str], project: Optional[str], window: Optional[Window]) -> Collection:
+    """Entries from Cloud Logging through the log session's few broad queries."""
+    from mlwiki.errors import BadInput
+
+    raise BadInput("--project: Cloud Logging collection is not wired yet; use --bundle")
+
+
+def window_from_flags(args: Any) -> Optional[Window]:
+    """The window of --start/--end/--since; None when no flag is given (a bundle is read whole)."""
+    from mlwiki.timewindow import resolve_window
+
+    if not (args.start or args.end or args.since):
+        return None
+    return resolve_window(args.start, args.end, args.since)
+
+
+def collection_for(workload: Optional[str], args: Any) -> Collection:
+    """The collection the CLI flags describe (`--bundle` or `--project` with a window)."""
+    window = window_from_flags(args)
+    if args.bundle is not None:
+        return from_bundle(args.bundle, window)
+    return from_cloud(workload, args.project, window)

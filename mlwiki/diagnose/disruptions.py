@@ -1,0 +1,152 @@
+"""Disruptions: the moments a run broke, found from what marks a failure, grouped in time.
+
+A *seed* is a hit that says "something broke here":
+- every consequence (JobSet restart, max restarts, Job failed) and every cascade ("another task
+  died", leader lost, …) — healthy runs never print them;
+- a root match from the infrastructure (a node or VM event, or a page whose failure kind is
+  preemption or eviction) on one of the workload's nodes;
+- any other root or symptom match after which its pod wrote nothing more for `GRACE` seconds
+  while the run went on (the process died there), or — when the run's logs end right after —
+  a match of severity ERROR or worse;
+- a scheduling failure whose pod never logged afterwards (it stayed pending).
+A root match after which the pod kept logging (a retried warning) is not a seed: it can still
+explain a disruption found from other seeds.
+
+Seeds are grouped in time: a gap longer than `GAP` starts a new disruption, and so does a seed
+from a newer restart attempt once the current group holds a consequence (the restart closed it).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+from mlwiki.diagnose.match import CASCADE, CONSEQUENCE, ROOT, SYMPTOM, Hit
+from mlwiki.diagnose.topology import Topology
+from mlwiki.wiki import Symptom
+
+GRACE = 60.0  # seconds a pod must keep logging after a match to count as still alive
+GAP = 240.0  # seconds between seeds that separates two disruptions
+LOOKBACK = 900.0  # seconds before the first seed searched for the root cause
+INFRA_RESOURCES = ("gce_instance", "k8s_node", "gke_nodepool", "gke_cluster")
+SEVERE = ("ERROR", "CRITICAL", "ALERT", "EMERGENCY")
+INTERRUPTION_KINDS = ("preemption", "eviction")
+
+
+@dataclass
+class Pointer:
+    """A cascade, consequence or symptom line naming where the trouble is."""
+
+    host: str
+    pod: Optional[str]
+    task: Optional[int]
+    weight: float
+    hit: Hit
+
+
+@dataclass
+class Culprit:
+    host: str
+    pod: Optional[str]
+    task: Optional[int]
+    hits: list[Hit]
+
+
+@dataclass
+class Disruption:
+    seeds: list[Hit]
+    window_start: float = 0.0
+    root: Optional[Hit] = None
+    culprits: list[Culprit] = field(default_factory=list)
+    pointers: list[Pointer] = field(default_factory=list)
+    confidence: str = "low"
+    kind: str = "crash"
+    symptom: str = ""
+    reasoning: str = ""
+    common_mode: bool = False
+    verdicts: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def start(self) -> float:
+        return min(hit.time for hit in self.seeds)
+
+    @property
+    def end(self) -> float:
+        return max(hit.time for hit in self.seeds)
+
+    @property
+    def time(self) -> float:
+        return min(self.start, self.root.time) if self.root else self.start
+
+    @property
+    def diagnosed(self) -> bool:
+        return self.root is not None
+
+
+def is_infra(hit: Hit, symptoms: dict[str, Symptom]) -> bool:
+    """An event about the node or VM itself, not what a container printed."""
+    kind = symptoms[hit.symptom].failure_kind if hit.symptom in symptoms else None
+    return hit.resource_type in INFRA_RESOURCES or kind in INTERRUPTION_KINDS
+
+
+def pod_alive_after(hit: Hit, topology: Topology) -> bool:
+    info = topology.pods.get(hit.pod or "")
+    return info is not None and info.container_last > hit.time + GRACE
+
+
+def is_seed(hit: Hit, topology: Topology, symptoms: dict[str, Symptom]) -> bool:
+    if hit.role in (CONSEQUENCE, CASCADE):
+        return True
+    if hit.shadowed or hit.role not in (ROOT, SYMPTOM):
+        return False
+    kind = symptoms[hit.symptom].failure_kind if hit.symptom in symptoms else None
+    if kind == "scheduling":
+        info = topology.pods.get(hit.pod or "")
+        return info is None or info.container_last < hit.time
+    if hit.role == ROOT and is_infra(hit, symptoms):
+        return True
+    if hit.pod is None:
+        return hit.resource_type in INFRA_RESOURCES or hit.severity in SEVERE
+    if pod_alive_after(hit, topology):
+        return False
+    run_goes_on = topology.last > hit.time + GRACE
+    return run_goes_on or hit.severity in SEVERE
+
+
+def find_disruptions(
+    hits: list[Hit], topology: Topology, symptoms: dict[str, Symptom]
+) -> list[Disruption]:
+    seeds = sorted(
+        (hit for hit in hits if is_seed(hit, topology, symptoms)),
+        key=lambda hit: (hit.time, hit.insert_id),
+    )
+    groups: list[Disruption] = []
+    for seed in seeds:
+        current = groups[-1] if groups else None
+        if (
+            current is None
+            or seed.time - current.end > GAP
+            or _restart_closed(current, seed, topology)
+        ):
+            groups.append(Disruption([seed]))
+        else:
+            current.seeds.append(seed)
+    previous_end = float("-inf")
+    for group in groups:
+        group.window_start = max(previous_end, group.start - LOOKBACK)
+        previous_end = group.end
+    return groups
+
+
+def _restart_closed(group: Disruption, seed: Hit, topology: Topology) -> bool:
+    """True when `seed` comes from a newer restart attempt than a group that already restarted."""
+    if seed.role == CONSEQUENCE or not any(h.role == CONSEQUENCE for h in group.seeds):
+        return False
+    attempt = _attempt(seed, topology)
+    known = [a for a in (_attempt(h, topology) for h in group.seeds) if a is not None]
+    return attempt is not None and bool(known) and attempt > max(known)
+
+
+def _attempt(hit: Hit, topology: Topology) -> Optional[int]:
+    info = topology.pods.get(hit.pod or "")
+    return info.attempt if info else None

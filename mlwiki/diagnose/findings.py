@@ -1,0 +1,260 @@
+"""Findings (`_wiki/schemas/findings.schema.json`) from the triaged disruptions.
+
+Every conclusion cites evidence ids; every evidence item quotes, verbatim, the entry it names.
+The findings are validated against the schema before anyone sees them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from mlwiki.diagnose.clock import iso
+from mlwiki.diagnose.disruptions import Disruption
+from mlwiki.diagnose.match import Hit, Scan
+from mlwiki.errors import MlwikiError
+from mlwiki.schemas import FINDINGS, error_path, validator
+from mlwiki.wiki import Wiki
+
+CONFIDENCE_ORDER = ("low", "medium", "high")
+MAX_POINTER_EVIDENCE = 3
+
+
+@dataclass
+class Evidence:
+    """Evidence ids handed out in citation order; one id per (entry, symptom)."""
+
+    items: list[dict[str, Any]] = field(default_factory=list)
+    hits: dict[str, Hit] = field(default_factory=dict)
+    _ids: dict[tuple[int, str], str] = field(default_factory=dict)
+
+    def cite(self, hit: Hit) -> str:
+        key = (hit.index, hit.symptom)
+        if key not in self._ids:
+            evidence_id = f"E{len(self.items) + 1}"
+            self._ids[key] = evidence_id
+            self.hits[evidence_id] = hit
+            self.items.append(
+                {
+                    "id": evidence_id,
+                    "insertId": hit.insert_id,
+                    "timestamp": hit.timestamp,
+                    "logName": hit.log_name,
+                    "host": hit.host,
+                    "pod": hit.pod,
+                    "symptom": hit.symptom,
+                    "quote": hit.quote,
+                }
+            )
+        return self._ids[key]
+
+    def cite_all(self, hits: list[Hit]) -> list[str]:
+        ids: list[str] = []
+        for hit in hits:
+            evidence_id = self.cite(hit)
+            if evidence_id not in ids:
+                ids.append(evidence_id)
+        return ids
+
+
+@dataclass
+class Context:
+    workload: str
+    project: Optional[str]
+    window: tuple[float, float]
+    sources: list[str]
+    partial: bool
+    reasons: list[str]
+
+
+def build_findings(
+    wiki: Wiki, scan: Scan, disruptions: list[Disruption], context: Context, missing: list[str]
+) -> tuple[dict[str, Any], Evidence]:
+    evidence = Evidence()
+    failures = [_failure(d, evidence) for d in disruptions]
+    main = next((d for d in disruptions if d.diagnosed), None)
+    culprits_source = main or (disruptions[0] if disruptions else None)
+    culprit_hosts = []
+    if culprits_source is not None:
+        for culprit in culprits_source.culprits:
+            item: dict[str, Any] = {
+                "host": culprit.host,
+                "evidence": evidence.cite_all(culprit.hits),
+            }
+            if culprit.pod:
+                item["pod"] = culprit.pod
+            if culprit.task is not None:
+                item["task"] = culprit.task
+            culprit_hosts.append(item)
+    root_cause = None
+    if main is not None and main.root is not None:
+        page = wiki.symptoms.get(main.root.symptom)
+        root_hits = [main.root] + [h for c in main.culprits for h in c.hits if h.role == "root"]
+        root_cause = {
+            "symptom": main.root.symptom,
+            "summary": _root_summary(main, page.title if page else main.root.symptom),
+            "layer": main.root.layer,
+            "confidence": main.confidence,
+            "evidence": evidence.cite_all(_unique(root_hits)),
+        }
+        if root_cause["layer"] not in ("infra", "orchestrator", "framework", "application"):
+            root_cause["layer"] = "application"
+    if not disruptions:
+        status = "inconclusive" if context.partial else "no_failure"
+    elif main is None or context.partial:
+        status = "inconclusive"
+    else:
+        status = "diagnosed"
+    if status == "inconclusive" and root_cause is not None:
+        root_cause["confidence"] = "low"
+    findings: dict[str, Any] = {
+        "schema_version": 1,
+        "workload": context.workload,
+        "project": context.project,
+        "window": {"start": iso(context.window[0]), "end": iso(context.window[1])},
+        "status": status,
+        "summary": _summary(status, disruptions, main, context, missing),
+        "root_cause": root_cause,
+        "culprit_hosts": culprit_hosts,
+        "failures": failures,
+        "evidence": evidence.items,
+        "actions_run": [],
+        "approvals": [],
+        "next_steps": _next_steps(wiki, disruptions),
+        "data": {
+            "sources": context.sources,
+            "entries": scan.count,
+            "matched_entries": len(scan.entries),
+            "signatures": len(scan.signatures),
+            "partial": context.partial,
+            "missing": list(context.reasons) + missing,
+        },
+    }
+    return findings, evidence
+
+
+def validate_findings(wiki: Wiki, findings: dict[str, Any]) -> list[str]:
+    """Schema problems of a findings document, as `field: message` lines."""
+    checker = validator(wiki.root / "schemas", FINDINGS)
+    return [f"{error_path(e)}: {e.message}" for e in checker.iter_errors(findings)]
+
+
+def ensure_valid(wiki: Wiki, findings: dict[str, Any]) -> None:
+    problems = validate_findings(wiki, findings)
+    if problems:  # a bug in the diagnosis, not the user's input: say so plainly
+        raise MlwikiError(
+            "internal error: findings do not match the schema: " + "; ".join(problems)
+        )
+
+
+def _failure(disruption: Disruption, evidence: Evidence) -> dict[str, Any]:
+    hits: list[Hit] = []
+    if disruption.root is not None:
+        hits.append(disruption.root)
+    for culprit in disruption.culprits:
+        hits.extend(culprit.hits)
+    hits.extend(_first_by_role(disruption.seeds))
+    host = disruption.culprits[0].host if disruption.culprits else None
+    summary = disruption.reasoning
+    if not disruption.diagnosed:
+        summary = f"inconclusive: {summary}"
+    return {
+        "time": iso(disruption.time),
+        "kind": disruption.kind,
+        "symptom": disruption.symptom,
+        "host": host,
+        "summary": summary,
+        "evidence": evidence.cite_all(_unique(hits)),
+    }
+
+
+def _first_by_role(seeds: list[Hit]) -> list[Hit]:
+    """The first seed of each symptom (the restart event, the first cascade line, …)."""
+    seen: set[str] = set()
+    chosen: list[Hit] = []
+    for hit in sorted(seeds, key=lambda h: (h.time, h.insert_id)):
+        if hit.symptom not in seen:
+            seen.add(hit.symptom)
+            chosen.append(hit)
+    return chosen[:MAX_POINTER_EVIDENCE]
+
+
+def _unique(hits: list[Hit]) -> list[Hit]:
+    seen: set[tuple[int, str]] = set()
+    out = []
+    for hit in hits:
+        if (hit.index, hit.symptom) not in seen:
+            seen.add((hit.index, hit.symptom))
+            out.append(hit)
+    return out
+
+
+def _root_summary(disruption: Disruption, title: str) -> str:
+    if disruption.common_mode:
+        return f"{title}, on many hosts at once (no single culprit host)"
+    hosts = ", ".join(c.host for c in disruption.culprits) or "an unknown host"
+    return f"{title} on {hosts}"
+
+
+def _summary(
+    status: str,
+    disruptions: list[Disruption],
+    main: Optional[Disruption],
+    context: Context,
+    missing: list[str],
+) -> str:
+    if status == "no_failure":
+        return f"No disruption of {context.workload} in the window: no failure, cascade or restart."
+    parts = [f"{len(disruptions)} disruption(s) of {context.workload}."]
+    for number, disruption in enumerate(disruptions, start=1):
+        where = ", ".join(c.host for c in disruption.culprits) or "no single host"
+        verdict = "root cause" if disruption.diagnosed else "unexplained; evidence"
+        parts.append(
+            f"#{number} at {iso(disruption.time)} ({disruption.kind}): {verdict} "
+            f"{disruption.symptom} on {where}."
+        )
+    if status == "inconclusive":
+        gaps = list(context.reasons) + missing
+        parts.append(
+            "Inconclusive: "
+            + ("the data is partial (" + "; ".join(gaps) + ")." if context.partial else "")
+            + (" No root cause was found in the logs." if main is None else "")
+        )
+    return " ".join(part for part in parts if part)
+
+
+def _next_steps(wiki: Wiki, disruptions: list[Disruption]) -> list[dict[str, Any]]:
+    steps: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    for disruption in disruptions:
+        page = wiki.symptoms.get(disruption.symptom)
+        if page is None or page.id in seen:
+            continue
+        seen.add(page.id)
+        if page.workflow:
+            steps.append(
+                {
+                    "step": f"Verify {page.id} with its workflow: mlwiki run {page.workflow}",
+                    "symptom": page.id,
+                    "workflow": page.workflow,
+                }
+            )
+        for remedy in page.remedies:
+            item: dict[str, Any] = {"step": str(remedy.get("step", "")), "symptom": page.id}
+            action_id = remedy.get("action")
+            if action_id:
+                action = wiki.actions.get(str(action_id))
+                item["action"] = str(action_id)
+                item["requires_approval"] = bool(action and action.requires_approval)
+            steps.append(item)
+        if not disruption.diagnosed:
+            for culprit in disruption.culprits:
+                steps.append(
+                    {
+                        "step": f"Collect the logs of node {culprit.host}"
+                        + (f" (pod {culprit.pod})" if culprit.pod else "")
+                        + " and its VM's system events for this window: the cascades point there",
+                        "symptom": page.id,
+                    }
+                )
+    return steps

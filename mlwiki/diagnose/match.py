@@ -1,0 +1,133 @@
+"""The single pass: every entry is matched against the signature set and feeds the topology.
+
+Only matched entries are kept whole (they may become evidence); of the others only compact facts
+remain (per-pod and per-node first/last times and counts, in `Topology`). Entries may arrive in
+any order: nothing here depends on it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+import orjson
+
+from mlwiki.diagnose.clock import epoch
+from mlwiki.diagnose.signatures import SignatureSet
+from mlwiki.diagnose.topology import Topology
+from mlwiki.logs.entry import entry_host, entry_pod
+from mlwiki.logs.store import synthetic_insert_id
+
+CASCADE = "cascade"
+ROOT = "root"
+SYMPTOM = "symptom"
+CONSEQUENCE = "consequence"
+
+
+def insert_id_of(entry: dict[str, Any]) -> str:
+    """The entry's insertId; entries without one get the store's stable synthetic id."""
+    given = entry.get("insertId")
+    return given if isinstance(given, str) and given else synthetic_insert_id(entry)
+
+
+@dataclass
+class Hit:
+    """One symptom matched in one entry."""
+
+    index: int  # position of the entry in `Scan.entries`
+    symptom: str
+    role: str
+    layer: str
+    time: float
+    timestamp: str
+    insert_id: str
+    log_name: str
+    host: Optional[str]
+    pod: Optional[str]
+    quote: str
+    field: str
+    captures: dict[str, str]
+    severity: str
+    resource_type: str
+    shadowed: bool = False  # a root match inside a cascade line: never a root cause
+
+
+@dataclass
+class Scan:
+    """What one pass over the run's entries leaves behind."""
+
+    signatures: SignatureSet
+    topology: Topology
+    entries: list[dict[str, Any]] = field(default_factory=list)
+    hits: list[Hit] = field(default_factory=list)
+    count: int = 0
+    resource_types: dict[str, int] = field(default_factory=dict)
+
+    def add(self, entry: dict[str, Any]) -> None:
+        self.count += 1
+        stamp = entry.get("timestamp") or ""
+        when = epoch(stamp)
+        host = entry_host(entry)
+        pod = entry_pod(entry)
+        resource_type = str((entry.get("resource") or {}).get("type") or "")
+        self.resource_types[resource_type] = self.resource_types.get(resource_type, 0) + 1
+        self.topology.observe(entry, when, host, pod)
+        found = self.signatures.scan(entry)
+        if not found:
+            return
+        index = len(self.entries)
+        self.entries.append(entry)
+        has_cascade = any(raw.signature.role == CASCADE for raw in found)
+        for raw in found:
+            signature = raw.signature
+            self.hits.append(
+                Hit(
+                    index=index,
+                    symptom=signature.symptom,
+                    role=signature.role,
+                    layer=signature.layer,
+                    time=when,
+                    timestamp=stamp,
+                    insert_id=insert_id_of(entry),
+                    log_name=str(entry.get("logName") or ""),
+                    host=host,
+                    pod=pod,
+                    quote=raw.quote,
+                    field=raw.field,
+                    captures=raw.captures,
+                    severity=str(entry.get("severity") or "DEFAULT"),
+                    resource_type=resource_type,
+                    shadowed=has_cascade and signature.role == ROOT,
+                )
+            )
+
+    def add_all(self, entries: Iterable[dict[str, Any]]) -> Scan:
+        for entry in entries:
+            self.add(entry)
+        return self
+
+    def finish(self) -> None:
+        """Fill in what needed the whole pass: pod → node for hits on pod events."""
+        self.topology.finish()
+        for hit in self.hits:
+            if hit.host is None and hit.pod:
+                hit.host = self.topology.node_of(hit.pod)
+
+    def relevant_hits(self) -> list[Hit]:
+        """Hits about the workload: its pods, its nodes, or entries that name it."""
+        workload = self.topology.workload
+        if workload is None:
+            return list(self.hits)
+        nodes = {info.node for info in self.topology.pods.values() if info.node}
+        kept = []
+        for hit in self.hits:
+            if hit.pod is not None:
+                if hit.pod in self.topology.pods:
+                    kept.append(hit)
+            elif hit.host is not None:
+                if hit.host in nodes:
+                    kept.append(hit)
+            elif workload.encode() in orjson.dumps(self.entries[hit.index]):
+                kept.append(hit)
+        return kept

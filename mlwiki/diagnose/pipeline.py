@@ -1,0 +1,128 @@
+"""One diagnosis, end to end: collect → match (one pass) → disruptions → triage → verify → findings."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Optional
+
+from mlwiki.diagnose.collect import Collection, from_bundle
+from mlwiki.diagnose.disruptions import Disruption, find_disruptions
+from mlwiki.diagnose.findings import Context, build_findings, ensure_valid
+from mlwiki.diagnose.match import Scan
+from mlwiki.diagnose.report import render_report
+from mlwiki.diagnose.signatures import SignatureSet
+from mlwiki.diagnose.topology import Topology
+from mlwiki.diagnose.triage import triage
+from mlwiki.errors import BadInput
+from mlwiki.timewindow import Window
+from mlwiki.wiki import Wiki, load_wiki
+
+EVENT_LOG = "/logs/events"
+GCE_AUDIT = "cloudaudit.googleapis.com%2Fsystem_event"
+
+
+@dataclass
+class Diagnosis:
+    """The result of `diagnose`: findings (schema-valid dict), the Markdown report, the entries."""
+
+    findings: dict[str, Any]
+    report_markdown: str
+    cited_entries: dict[str, dict[str, Any]]  # evidence id → the full log entry it quotes
+    disruptions: list[Disruption] = field(default_factory=list)
+    scan: Optional[Scan] = None
+
+
+def analyse(
+    wiki: Wiki,
+    workload: str,
+    source: Collection,
+    *,
+    project: Optional[str] = None,
+    verifier: Optional[Any] = None,
+) -> Diagnosis:
+    """Diagnose `workload` from the entries of `source` (one pass over them)."""
+    symptoms = wiki.symptoms
+    scan = Scan(SignatureSet(symptoms.values()), Topology(workload))
+    scan.add_all(source.entries)
+    scan.finish()
+    hits = scan.relevant_hits()
+    disruptions = find_disruptions(hits, scan.topology, symptoms)
+    for disruption in disruptions:
+        triage(disruption, hits, scan.topology, symptoms)
+    topology = scan.topology
+    window = source.window or ((topology.first, topology.last) if scan.count else (0.0, 0.0))
+    missing = data_gaps(scan, disruptions)
+    context = Context(workload, project, window, source.sources, source.partial, source.reasons)
+    findings, evidence = build_findings(wiki, scan, disruptions, context, missing)
+    if verifier is not None:
+        verifier(findings, disruptions)
+    findings["data"]["problems"] = scan.signatures.problems
+    ensure_valid(wiki, findings)
+    cited = {eid: scan.entries[hit.index] for eid, hit in evidence.hits.items()}
+    report = render_report(findings, healthy_notes(scan, disruptions))
+    return Diagnosis(findings, report, cited, disruptions, scan)
+
+
+def data_gaps(scan: Scan, disruptions: list[Disruption]) -> list[str]:
+    """What the data lacks that the diagnosis would have used."""
+    topology = scan.topology
+    gaps: list[str] = []
+    containers = [i for i in topology.pods.values() if i.container_last > float("-inf")]
+    if not containers:
+        gaps.append(f"no container log entries of workload {topology.workload!r}")
+    kinds = scan.resource_types
+    if not (kinds.get("k8s_pod") or kinds.get("k8s_cluster")):
+        gaps.append("no Kubernetes events (log events) for pods or the JobSet")
+    if not kinds.get("k8s_node"):
+        gaps.append("no node logs or node events (k8s_node)")
+    if not kinds.get("gce_instance"):
+        gaps.append("no Compute Engine system events (gce_instance audit log)")
+    for disruption in disruptions:
+        for culprit in disruption.culprits:
+            node = topology.nodes.get(culprit.host)
+            pod = topology.pods.get(culprit.pod or "")
+            if (node is None or node.entries == 0) and (pod is None or pod.entries == 0):
+                named = f"node {culprit.host}" + (f" (pod {culprit.pod})" if culprit.pod else "")
+                gaps.append(f"no log entries at all from {named}, which the logs point to")
+    return gaps
+
+
+def healthy_notes(scan: Scan, disruptions: list[Disruption]) -> list[str]:
+    topology = scan.topology
+    blamed = {c.host for d in disruptions for c in d.culprits}
+    nodes = {i.node for i in topology.pods.values() if i.node}
+    matched_nodes = {hit.host for hit in scan.hits if hit.host and hit.role == "root"}
+    clean = sorted(nodes - blamed - matched_nodes)
+    notes = [
+        f"{scan.count} log entries read in one pass against {len(scan.signatures)} signatures "
+        f"of {len(scan.signatures.symptoms)} symptom pages; {len(scan.entries)} entries matched.",
+        f"{len(topology.pods)} pods of the workload on {len(nodes)} nodes"
+        + (
+            f" ({topology.slices} slice(s) × {topology.hosts_per_slice()} hosts)"
+            if topology.hosts_per_slice()
+            else ""
+        )
+        + ".",
+        f"{len(clean)} of {len(nodes)} nodes show no root-cause match at all.",
+    ]
+    kinds = ", ".join(f"{k or 'unknown'}: {v}" for k, v in sorted(scan.resource_types.items()))
+    if kinds:
+        notes.append(f"Entries by resource type — {kinds}.")
+    return notes
+
+
+def diagnose(
+    workload: str,
+    *,
+    project: Optional[str] = None,
+    window: Optional[Window] = None,
+    bundle: Optional[Path | str] = None,
+    wiki: Optional[Wiki] = None,
+) -> Diagnosis:
+    """Diagnose `workload` from an offline bundle or Cloud Logging (see the package docstring)."""
+    wiki = wiki or load_wiki()
+    if bundle is None:
+        raise BadInput("--bundle: an offline bundle is needed (Cloud Logging is not available)")
+    collection = from_bundle(bundle, window)
+    return analyse(wiki, workload, collection, project=project)

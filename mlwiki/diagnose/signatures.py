@@ -1,0 +1,147 @@
+"""Every symptom page's signatures compiled once into RE2 sets, one set per field.
+
+Matching an entry costs one `re2.Set.Match` per text field the entry has (whatever the number of
+signatures); only the signatures the set reports are then re-run on their own, to learn the span
+(for the quote) and the named groups (`task`, `host`, `pod`, `slice`, `job`: what a cascade
+points to).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+import re2
+
+from mlwiki.logs.entry import entry_texts, get_field, split_path
+from mlwiki.wiki import Symptom
+
+DEFAULT_FIELD = ""  # the entry's message text fields (see `entry_texts`)
+MAX_QUOTE = 2000  # characters; a longer matching line is cut around the match
+
+
+@dataclass(frozen=True)
+class CompiledSignature:
+    symptom: str
+    role: str
+    layer: str
+    pattern: str
+    field: Optional[str]
+    regex: Any  # re2._Regexp
+
+
+@dataclass(frozen=True)
+class RawMatch:
+    """One signature found in one field of one entry."""
+
+    signature: CompiledSignature
+    field: str  # the field searched (`textPayload`, …, or the signature's own field)
+    quote: str  # the matching line(s): an exact substring of that field's text
+    captures: dict[str, str]
+
+
+@dataclass
+class _FieldSet:
+    path: list[str]
+    matcher: Any = None  # re2.Set
+    members: list[CompiledSignature] = field(default_factory=list)
+
+
+class SignatureSet:
+    """All signatures of the given symptom pages, ready to scan entries."""
+
+    def __init__(self, symptoms: Iterable[Symptom]) -> None:
+        self.problems: list[str] = []  # signatures that do not compile: skipped and reported
+        self.symptoms: dict[str, Symptom] = {}
+        self._sets: dict[str, _FieldSet] = {}
+        options = re2.Options()
+        options.max_mem = 64 << 20
+        for symptom in symptoms:
+            self.symptoms[symptom.id] = symptom
+            for signature in symptom.signatures:
+                try:
+                    regex = re2.compile(signature.pattern)
+                except re2.error as error:
+                    self.problems.append(
+                        f"{symptom.page.path}: signature {signature.pattern!r} is not valid RE2 "
+                        f"({error}); skipped"
+                    )
+                    continue
+                key = signature.field or DEFAULT_FIELD
+                group = self._sets.setdefault(key, _FieldSet(split_path(key) if key else []))
+                group.members.append(
+                    CompiledSignature(
+                        symptom.id,
+                        symptom.role,
+                        symptom.layer,
+                        signature.pattern,
+                        signature.field,
+                        regex,
+                    )
+                )
+        for group in self._sets.values():
+            group.matcher = re2.Set.SearchSet(options)
+            for member in group.members:
+                group.matcher.Add(member.pattern)
+            group.matcher.Compile()
+
+    def __len__(self) -> int:
+        return sum(len(group.members) for group in self._sets.values())
+
+    def scan(self, entry: dict[str, Any]) -> list[RawMatch]:
+        """Every signature found in the entry (at most one match per symptom and field)."""
+        found: list[RawMatch] = []
+        default = self._sets.get(DEFAULT_FIELD)
+        if default is not None:
+            for name, text in entry_texts(entry):
+                found.extend(_scan_text(default, name, text))
+        for key, group in self._sets.items():
+            if key == DEFAULT_FIELD:
+                continue
+            for text in _field_strings(get_field(entry, group.path)):
+                found.extend(_scan_text(group, key, text))
+        return found
+
+    def scan_text(self, text: str) -> list[RawMatch]:
+        """Default-field signatures only, over one text (for tests of example lines)."""
+        default = self._sets.get(DEFAULT_FIELD)
+        return list(_scan_text(default, "textPayload", text)) if default else []
+
+
+def _field_strings(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+        yield str(value)
+    elif isinstance(value, list):
+        for item in value:
+            if isinstance(item, str):
+                yield item
+
+
+def _scan_text(group: _FieldSet, name: str, text: str) -> Iterator[RawMatch]:
+    seen: set[str] = set()
+    for index in group.matcher.Match(text):
+        signature = group.members[index]
+        if signature.symptom in seen:
+            continue
+        match = signature.regex.search(text)
+        if match is None:  # cannot happen: the set said it matches
+            continue
+        seen.add(signature.symptom)
+        captures = {k: v for k, v in match.groupdict().items() if v}
+        yield RawMatch(signature, name, quote_of(text, *match.span()), captures)
+
+
+def quote_of(text: str, start: int, end: int) -> str:
+    """The whole line(s) holding text[start:end], cut around the match when very long."""
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", end)
+    if line_end < 0:
+        line_end = len(text)
+    if line_end - line_start > MAX_QUOTE:
+        margin = max(0, (MAX_QUOTE - (end - start)) // 2)
+        line_start = max(line_start, start - margin)
+        line_end = min(line_end, end + margin)
+    return text[line_start:line_end]

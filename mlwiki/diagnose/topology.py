@@ -1,0 +1,256 @@
+"""Who is who in a run: pods, their nodes, JobSet coordinates, restart attempts, JAX tasks.
+
+Learned in the same single pass as matching, from every entry, in any order:
+- container entries: the node label (`compute.googleapis.com/resource_name`) and the pod labels GKE
+  copies as `k8s-pod/…` (JobSet keys in both spellings), else the pod name
+  `<jobset>-<replicatedjob>-<jobIndex>-<completionIndex>-<suffix>`;
+- pod events: `Successfully assigned NS/POD to NODE`, `Created pod: POD`.
+Then a JAX task K maps to the pod with job index K // hosts_per_slice and completion index
+K % hosts_per_slice (tpu-failure-modes.md §1.2), and a worker address
+`<jobset>-<rjob>-<j>-<c>.<service>` to the pod whose name it prefixes.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from mlwiki.logs.entry import NODE_LABEL
+
+_LABEL_PREFIXES = ("k8s-pod/jobset_sigs_k8s_io/", "k8s-pod/jobset.sigs.k8s.io/")
+_COMPLETION_KEYS = (
+    "k8s-pod/batch_kubernetes_io/job-completion-index",
+    "k8s-pod/batch.kubernetes.io/job-completion-index",
+)
+_POD_NAME = re.compile(
+    r"^(?P<rjob>.+)-(?P<job>[0-9]+)-(?P<completion>[0-9]+)-(?P<suffix>[a-z0-9]{4,})$"
+)
+_ASSIGNED = re.compile(r"Successfully assigned (?:[^/\s]+/)?(?P<pod>\S+) to (?P<node>\S+)")
+_CREATED = re.compile(r"Created pod: (?P<pod>\S+)")
+
+
+@dataclass
+class PodInfo:
+    name: str
+    node: Optional[str] = None
+    rjob: Optional[str] = None
+    job_index: Optional[int] = None
+    completion: Optional[int] = None
+    attempt: Optional[int] = None  # jobset.sigs.k8s.io/restart-attempt, or inferred generation
+    first: float = float("inf")
+    last: float = float("-inf")
+    container_last: float = float("-inf")  # last entry the pod's own containers wrote
+    entries: int = 0
+
+    @property
+    def coordinates(self) -> Optional[tuple[str, int, int]]:
+        if self.rjob is None or self.job_index is None or self.completion is None:
+            return None
+        return (self.rjob, self.job_index, self.completion)
+
+
+@dataclass
+class NodeInfo:
+    name: str
+    first: float = float("inf")
+    last: float = float("-inf")
+    entries: int = 0
+
+
+@dataclass
+class Topology:
+    workload: Optional[str] = None
+    pods: dict[str, PodInfo] = field(default_factory=dict)
+    nodes: dict[str, NodeInfo] = field(default_factory=dict)
+    first: float = float("inf")
+    last: float = float("-inf")
+    _finished: bool = False
+
+    # ---- the pass ---------------------------------------------------------------------------
+
+    def observe(
+        self, entry: dict[str, Any], when: float, host: Optional[str], pod: Optional[str]
+    ) -> None:
+        self.first = min(self.first, when)
+        self.last = max(self.last, when)
+        resource = entry.get("resource") or {}
+        is_container = resource.get("type") == "k8s_container"
+        labels = entry.get("labels") or {}
+        if pod and self.belongs(pod, labels):
+            info = self._pod(pod)
+            info.first = min(info.first, when)
+            info.last = max(info.last, when)
+            info.entries += 1
+            if is_container:
+                info.container_last = max(info.container_last, when)
+                node = labels.get(NODE_LABEL)
+                if node:
+                    info.node = str(node)
+                self._labels(info, labels)
+        if host and (is_container or resource.get("type") in ("k8s_node", "gce_instance")):
+            node_info = self.nodes.get(host) or self.nodes.setdefault(host, NodeInfo(host))
+            node_info.first = min(node_info.first, when)
+            node_info.last = max(node_info.last, when)
+            node_info.entries += 1
+        payload = entry.get("jsonPayload")
+        if isinstance(payload, dict) and isinstance(payload.get("message"), str):
+            self._event(payload["message"], when)
+
+    def belongs(self, pod: str, labels: dict[str, Any]) -> bool:
+        if self.workload is None:
+            return True
+        if pod.startswith(self.workload + "-"):
+            return True
+        return any(labels.get(p + "jobset-name") == self.workload for p in _LABEL_PREFIXES)
+
+    def _pod(self, name: str) -> PodInfo:
+        info = self.pods.get(name)
+        if info is None:
+            info = self.pods[name] = PodInfo(name)
+            self._from_name(info)
+        return info
+
+    def _from_name(self, info: PodInfo) -> None:
+        rest = info.name
+        if self.workload and rest.startswith(self.workload + "-"):
+            rest = rest[len(self.workload) + 1 :]
+        match = _POD_NAME.match(rest)
+        if match:
+            info.rjob = match["rjob"]
+            info.job_index = int(match["job"])
+            info.completion = int(match["completion"])
+
+    def _labels(self, info: PodInfo, labels: dict[str, Any]) -> None:
+        for prefix in _LABEL_PREFIXES:
+            rjob = labels.get(prefix + "replicatedjob-name")
+            if rjob:
+                info.rjob = str(rjob)
+            for key, attr in (("job-index", "job_index"), ("restart-attempt", "attempt")):
+                value = labels.get(prefix + key)
+                if value is not None and str(value).isdigit():
+                    setattr(info, attr, int(value))
+        for key in _COMPLETION_KEYS:
+            value = labels.get(key)
+            if value is not None and str(value).isdigit():
+                info.completion = int(value)
+
+    def _event(self, message: str, when: float) -> None:
+        if "Successfully assigned" in message:
+            match = _ASSIGNED.search(message)
+            if match and self.belongs(match["pod"], {}):
+                info = self._pod(match["pod"])
+                info.node = info.node or match["node"]
+                info.first = min(info.first, when)
+        elif "Created pod: " in message:
+            match = _CREATED.search(message)
+            if match and self.belongs(match["pod"], {}):
+                self._pod(match["pod"]).first = min(self._pod(match["pod"]).first, when)
+
+    # ---- after the pass ----------------------------------------------------------------------
+
+    def finish(self) -> None:
+        """Infer restart generations for pods without the restart-attempt label."""
+        if self._finished:
+            return
+        self._finished = True
+        by_slot: dict[tuple[str, int, int], list[PodInfo]] = {}
+        for info in self.pods.values():
+            if info.coordinates:
+                by_slot.setdefault(info.coordinates, []).append(info)
+        for infos in by_slot.values():
+            infos.sort(key=lambda i: i.first)
+            for generation, info in enumerate(infos):
+                if info.attempt is None:
+                    info.attempt = generation
+
+    @property
+    def main_rjob(self) -> Optional[str]:
+        counts: dict[str, set[tuple[int, int]]] = {}
+        for info in self.pods.values():
+            if info.coordinates:
+                counts.setdefault(info.rjob or "", set()).add(info.coordinates[1:])
+        return max(counts, key=lambda r: len(counts[r])) if counts else None
+
+    def hosts_per_slice(self, rjob: Optional[str] = None) -> Optional[int]:
+        rjob = rjob or self.main_rjob
+        indices = [
+            i.completion for i in self.pods.values() if i.rjob == rjob and i.completion is not None
+        ]
+        return max(indices) + 1 if indices else None
+
+    @property
+    def slices(self) -> int:
+        rjob = self.main_rjob
+        indices = {
+            i.job_index for i in self.pods.values() if i.rjob == rjob and i.job_index is not None
+        }
+        return len(indices)
+
+    def pod_for_task(self, task: int, when: float, near: Optional[str] = None) -> Optional[PodInfo]:
+        """The pod running JAX task `task` at `when` (same restart attempt as pod `near`)."""
+        rjob = self.main_rjob
+        per_slice = self.hosts_per_slice(rjob)
+        if rjob is None or not per_slice:
+            return None
+        job_index, completion = divmod(task, per_slice)
+        return self._pick(
+            [i for i in self.pods.values() if i.coordinates == (rjob, job_index, completion)],
+            when,
+            near,
+        )
+
+    def pod_for_address(
+        self, address: str, when: float, near: Optional[str] = None
+    ) -> Optional[PodInfo]:
+        """The pod behind a worker address or hostname (`<jobset>-<rjob>-<j>-<c>.<svc>:port`)."""
+        label = address.split(".", 1)[0].split(":", 1)[0]
+        if label in self.pods:
+            return self.pods[label]
+        return self._pick(
+            [i for n, i in self.pods.items() if n.startswith(label + "-")], when, near
+        )
+
+    def pods_of_job(self, job: str, when: float, near: Optional[str] = None) -> list[PodInfo]:
+        """Pods of a Job named `<jobset>-<rjob>-<j>` (a JobSet's "first failed job")."""
+        prefix = job + "-"
+        chosen = [
+            info
+            for name, info in self.pods.items()
+            if name.startswith(prefix) and _is_completion_and_suffix(name[len(prefix) :])
+        ]
+        if not chosen:
+            return []
+        attempt = self._attempt_near(chosen, when, near)
+        return [info for info in chosen if info.attempt == attempt]
+
+    def _attempt_near(
+        self, infos: list[PodInfo], when: float, near: Optional[str]
+    ) -> Optional[int]:
+        near_info = self.pods.get(near or "")
+        attempts = {i.attempt for i in infos}
+        if near_info is not None and near_info.attempt in attempts:
+            return near_info.attempt
+        started = [i for i in infos if i.first <= when + 1]
+        pool = started or infos
+        return max(pool, key=lambda i: i.first).attempt
+
+    def _pick(self, infos: list[PodInfo], when: float, near: Optional[str]) -> Optional[PodInfo]:
+        if not infos:
+            return None
+        attempt = self._attempt_near(infos, when, near)
+        same = [i for i in infos if i.attempt == attempt] or infos
+        return max(same, key=lambda i: i.first if i.first <= when + 1 else float("-inf"))
+
+    def node_of(self, name: str) -> Optional[str]:
+        """A node name for `name`: a known node, a pod's node, or None."""
+        if name in self.nodes:
+            return name
+        info = self.pods.get(name)
+        return info.node if info else None
+
+
+def _is_completion_and_suffix(rest: str) -> bool:
+    """True when `rest` is `<completion>-<suffix>`: the pod belongs to exactly that Job."""
+    head, _, suffix = rest.partition("-")
+    return head.isdigit() and bool(suffix) and "-" not in suffix

@@ -1,0 +1,303 @@
+"""Cause versus cascade: the root cause (and culprit hosts) of one disruption.
+
+TAXONOMY.md's triage rule, as a method:
+1. Pointers: what the disruption's cascade, consequence and symptom lines name — the `task` of a
+   heartbeat cascade (→ pod by JobSet coordinates → node), a `host` or worker address, a `pod`, the
+   `job` of "first failed job" (→ its pods, each with a share of one vote), and for node-level
+   symptom lines (NotReady, graceful shutdown) their own node.
+2. Candidates: root matches in the disruption's window, except inside cascade lines and except
+   what a host printed after it had already started to cascade (it was dying of someone else's
+   death); infrastructure events always stay candidates.
+3. Choice: the candidate on the most-pointed host, an infrastructure event on that node before
+   what its container printed, then the earliest. The same non-infrastructure root on at least
+   half of the active hosts (and two or more) is a common-mode cause with no single culprit host.
+   With nothing pointed, the earliest candidate wins (infrastructure first) at lower confidence;
+   with pointers but no candidate on them, only a candidate that itself broke something (a seed)
+   may explain the disruption — else the result is inconclusive and names the pointed hosts.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from typing import Optional
+
+from mlwiki.diagnose.disruptions import (
+    GRACE,
+    INFRA_RESOURCES,
+    Culprit,
+    Disruption,
+    Pointer,
+    is_infra,
+    is_seed,
+)
+from mlwiki.diagnose.match import CASCADE, ROOT, SYMPTOM, Hit
+from mlwiki.diagnose.topology import PodInfo, Topology
+from mlwiki.wiki import Symptom
+
+COMMON_MODE_SHARE = 0.5
+
+
+def triage(
+    disruption: Disruption, hits: list[Hit], topology: Topology, symptoms: dict[str, Symptom]
+) -> None:
+    """Fill in the disruption's root, culprits, confidence, kind and symptom."""
+    end = disruption.end + GRACE
+    window = [h for h in hits if disruption.window_start <= h.time <= end]
+    pointers = [p for hit in window for p in pointers_of(hit, topology) if _points(hit)]
+    disruption.pointers = pointers
+    votes: Counter[str] = Counter()
+    for pointer in pointers:
+        votes[pointer.host] += pointer.weight
+    first_cascade: dict[str, float] = {}
+    for hit in window:
+        if (
+            hit.role == CASCADE
+            and hit.host
+            and hit.time < first_cascade.get(hit.host, float("inf"))
+        ):
+            first_cascade[hit.host] = hit.time
+    candidates = [
+        hit
+        for hit in window
+        if hit.role == ROOT
+        and not hit.shadowed
+        and (is_infra(hit, symptoms) or hit.time <= first_cascade.get(hit.host or "", float("inf")))
+        and _not_transient(hit, topology, symptoms)
+    ]
+    about = {id(hit): about_hosts(hit, topology) for hit in candidates}
+    pointed = [h for h in candidates if any(votes[x] > 0 for x in about[id(h)])]
+
+    def rank(hit: Hit) -> tuple[float, int, float]:
+        return (
+            -max((votes[x] for x in about[id(hit)]), default=0.0),
+            0 if is_infra(hit, symptoms) else 1,
+            hit.time,
+        )
+
+    common = _common_mode(candidates, symptoms, topology, disruption)
+    if pointed:
+        root = min(pointed, key=rank)
+        if common and root.symptom == common:
+            _set_common(disruption, candidates, common, "high")
+        else:
+            _set_root(disruption, root, candidates, about, votes, symptoms, topology, "high")
+            disruption.reasoning = _pointer_story(pointers, root, topology)
+    elif common:
+        _set_common(disruption, candidates, common, "high")
+    else:
+        fatal = [h for h in candidates if is_seed(h, topology, symptoms)]
+        pool = fatal if votes else candidates
+        if pool:
+            root = min(pool, key=lambda h: (0 if is_infra(h, symptoms) else 1, h.time))
+            confidence = "low" if votes or root not in fatal else "medium"
+            _set_root(disruption, root, pool, about, votes, symptoms, topology, confidence)
+            disruption.reasoning = (
+                "nothing in the logs points to a host; the earliest root match in the window "
+                "is taken" + (" although the cascades point elsewhere" if votes else "")
+            )
+        else:
+            _set_inconclusive(disruption, window, votes, topology, symptoms)
+    if disruption.root is not None:
+        page = symptoms.get(disruption.root.symptom)
+        disruption.kind = (page.failure_kind if page else None) or "crash"
+        disruption.symptom = disruption.root.symptom
+
+
+def _points(hit: Hit) -> bool:
+    """Whose lines can point elsewhere: cascades, consequences, symptoms, digests with hosts."""
+    return hit.role != ROOT or bool(hit.captures)
+
+
+def pointers_of(hit: Hit, topology: Topology) -> list[Pointer]:
+    found: list[Pointer] = []
+    captures = hit.captures
+    if "task" in captures and captures["task"].isdigit():
+        info = topology.pod_for_task(int(captures["task"]), hit.time, hit.pod)
+        if info is not None and info.node:
+            found.append(Pointer(info.node, info.name, int(captures["task"]), 1.0, hit))
+    for key in ("host", "pod"):
+        if key in captures:
+            resolved = resolve_host(captures[key], hit, topology)
+            if resolved:
+                found.append(Pointer(resolved[0], resolved[1], None, 1.0, hit))
+    if "job" in captures:
+        pods = [i for i in topology.pods_of_job(captures["job"], hit.time, hit.pod) if i.node]
+        found.extend(
+            Pointer(i.node or "", i.name, task_of(i, topology), 1.0 / len(pods), hit) for i in pods
+        )
+    if (
+        not found
+        and not captures
+        and hit.role == SYMPTOM
+        and hit.host
+        and (hit.resource_type in INFRA_RESOURCES or hit.resource_type == "k8s_pod")
+    ):
+        found.append(Pointer(hit.host, hit.pod, None, 1.0, hit))
+    return found
+
+
+def resolve_host(name: str, hit: Hit, topology: Topology) -> Optional[tuple[str, Optional[str]]]:
+    """(node, pod) for a node name, pod name, hostname or worker address."""
+    if name in topology.nodes:
+        return name, None
+    info = topology.pods.get(name) or topology.pod_for_address(name, hit.time, hit.pod)
+    if info is not None:
+        return (info.node, info.name) if info.node else None
+    return name, None  # an unknown host: named as the log names it
+
+
+def about_hosts(hit: Hit, topology: Topology) -> list[str]:
+    """The hosts a root match is about: the hosts it names, else the host it came from."""
+    named = [p.host for p in pointers_of(hit, topology)] if hit.captures else []
+    return named or ([hit.host] if hit.host else [])
+
+
+def task_of(info: PodInfo, topology: Topology) -> Optional[int]:
+    per_slice = topology.hosts_per_slice(info.rjob)
+    if info.rjob != topology.main_rjob or per_slice is None or info.coordinates is None:
+        return None
+    return info.coordinates[1] * per_slice + info.coordinates[2]
+
+
+def _not_transient(hit: Hit, topology: Topology, symptoms: dict[str, Symptom]) -> bool:
+    """A scheduling failure that resolved (the pod ran later) explains nothing."""
+    page = symptoms.get(hit.symptom)
+    if page is None or page.failure_kind != "scheduling":
+        return True
+    return is_seed(hit, topology, symptoms)
+
+
+def _common_mode(
+    candidates: list[Hit], symptoms: dict[str, Symptom], topology: Topology, disruption: Disruption
+) -> Optional[str]:
+    hosts_by_symptom: dict[str, set[str]] = {}
+    for hit in candidates:
+        if hit.host and not is_infra(hit, symptoms):
+            hosts_by_symptom.setdefault(hit.symptom, set()).add(hit.host)
+    if not hosts_by_symptom:
+        return None
+    active = {
+        info.node
+        for info in topology.pods.values()
+        if info.node
+        and info.first <= disruption.end + GRACE
+        and info.container_last >= disruption.window_start
+    }
+    best = max(hosts_by_symptom, key=lambda s: len(hosts_by_symptom[s]))
+    count = len(hosts_by_symptom[best])
+    if count >= 2 and count >= COMMON_MODE_SHARE * max(len(active), 1):
+        return best
+    return None
+
+
+def _pod_on(host: str, when: float, topology: Topology) -> Optional[PodInfo]:
+    pods = [i for i in topology.pods.values() if i.node == host and i.first <= when + GRACE]
+    return max(pods, key=lambda i: i.first) if pods else None
+
+
+def _culprit(host: str, hits: list[Hit], pointers: list[Pointer], topology: Topology) -> Culprit:
+    pointer = next((p for p in pointers if p.host == host and p.pod), None)
+    when = hits[0].time if hits else (pointer.hit.time if pointer else 0.0)
+    pod_name = pointer.pod if pointer else None
+    if pod_name is None:
+        pod_name = next((h.pod for h in hits if h.pod and h.host == host), None)
+    info = topology.pods.get(pod_name or "") or _pod_on(host, when, topology)
+    task = next((p.task for p in pointers if p.host == host and p.task is not None), None)
+    if task is None and info is not None:
+        task = task_of(info, topology)
+    return Culprit(host, info.name if info else pod_name, task, hits)
+
+
+def _set_root(
+    disruption: Disruption,
+    root: Hit,
+    candidates: list[Hit],
+    about: dict[int, list[str]],
+    votes: Counter[str],
+    symptoms: dict[str, Symptom],
+    topology: Topology,
+    confidence: str,
+) -> None:
+    disruption.root = root
+    disruption.confidence = confidence
+    infra = is_infra(root, symptoms)
+    hosts: list[str] = list(about.get(id(root)) or about_hosts(root, topology))
+    for hit in sorted(candidates, key=lambda h: h.time):
+        if hit.symptom != root.symptom:
+            continue
+        for host in about.get(id(hit)) or about_hosts(hit, topology):
+            if host not in hosts and (infra or votes[host] > 0):
+                hosts.append(host)
+    pointer_hits = {p.host: [] for p in disruption.pointers}
+    for pointer in disruption.pointers:
+        pointer_hits[pointer.host].append(pointer.hit)
+    disruption.culprits = []
+    for host in hosts:
+        own = [
+            h for h in candidates if h.symptom == root.symptom and host in about_hosts(h, topology)
+        ]
+        evidence = _first(own, 1) + _first(pointer_hits.get(host, []), 2)
+        disruption.culprits.append(_culprit(host, evidence, disruption.pointers, topology))
+
+
+def _set_common(
+    disruption: Disruption, candidates: list[Hit], symptom: str, confidence: str
+) -> None:
+    same = sorted((h for h in candidates if h.symptom == symptom), key=lambda h: h.time)
+    disruption.root = same[0]
+    disruption.common_mode = True
+    disruption.confidence = confidence
+    disruption.culprits = []
+    hosts = {h.host for h in same}
+    disruption.reasoning = (
+        f"the same root match on {len(hosts)} hosts at once: a common cause, no single culprit host"
+    )
+
+
+def _set_inconclusive(
+    disruption: Disruption,
+    window: list[Hit],
+    votes: Counter[str],
+    topology: Topology,
+    symptoms: dict[str, Symptom],
+) -> None:
+    disruption.root = None
+    disruption.confidence = "low"
+    top = max(votes.values(), default=0.0)
+    chosen = [host for host, weight in votes.items() if weight == top and top > 0]
+    pointer_hits: dict[str, list[Hit]] = {}
+    for pointer in disruption.pointers:
+        pointer_hits.setdefault(pointer.host, []).append(pointer.hit)
+    disruption.culprits = [
+        _culprit(host, _first(pointer_hits[host], 3), disruption.pointers, topology)
+        for host in chosen
+    ]
+    on_pointed = [h for h in window if h.role == SYMPTOM and h.host in chosen]
+    symptom_hits = on_pointed or [h for h in disruption.seeds if h.role == SYMPTOM]
+    pointing = [p.hit for p in disruption.pointers if p.host in chosen]
+    best = (symptom_hits or pointing or disruption.seeds)[0]
+    if not symptom_hits and pointing:
+        best = Counter(h.symptom for h in pointing).most_common(1)[0][0]
+        best = next(h for h in pointing if h.symptom == best)
+    disruption.symptom = best.symptom
+    page = symptoms.get(best.symptom)
+    disruption.kind = (page.failure_kind if page else None) or "crash"
+    named = ", ".join(chosen) if chosen else "no host"
+    disruption.reasoning = (
+        f"only {best.role} evidence: the lines point to {named}, where no root cause was found "
+        "in the logs"
+    )
+
+
+def _pointer_story(pointers: list[Pointer], root: Hit, topology: Topology) -> str:
+    on_host = [p for p in pointers if p.host in about_hosts(root, topology)]
+    if not on_host:
+        return "root cause on the host the logs point to"
+    kinds = Counter(p.hit.symptom for p in on_host)
+    named = ", ".join(f"{count} {symptom} line(s)" for symptom, count in kinds.most_common())
+    return f"{named} point to this host; the earliest root match there is taken"
+
+
+def _first(hits: Iterable[Hit], count: int) -> list[Hit]:
+    return sorted(hits, key=lambda h: (h.time, h.insert_id))[:count]
