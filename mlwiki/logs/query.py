@@ -165,10 +165,12 @@ def _unquote(token: str) -> str:
 
 @dataclass(frozen=True)
 class Literal:
+    """A value as written; equal literals compare equal wherever they stand in the text."""
+
     text: str
     quoted: bool
-    line: int
-    column: int
+    line: int = field(default=0, compare=False)
+    column: int = field(default=0, compare=False)
 
 
 @dataclass(frozen=True)

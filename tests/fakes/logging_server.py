@@ -1,0 +1,169 @@
+"""A local stand-in for the Cloud Logging API's `entries:list`, for the real client to talk to.
+
+Stdlib `http.server` in a thread on 127.0.0.1 (port 0). It serves a list of LogEntry dicts and
+evaluates each request's filter with the project's own query engine, so server-side filtering is
+real; it honours `resourceNames`, `orderBy`, `pageSize` (default 50, at most 1000) and
+`pageToken` (tokens are bound to the query they came from), records every request body, and can
+inject faults: `fail_next(429, n=2)` makes the next two requests fail with that status.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from mlwiki.errors import BadInput
+from mlwiki.logs.query import compile_filter
+from mlwiki.logs.store import EntryStore
+
+_STATUS_NAMES = {
+    400: "INVALID_ARGUMENT",
+    429: "RESOURCE_EXHAUSTED",
+    500: "INTERNAL",
+    503: "UNAVAILABLE",
+    504: "DEADLINE_EXCEEDED",
+}
+
+
+class FakeLoggingServer:
+    def __init__(self, entries: Iterable[dict[str, Any]] = ()) -> None:
+        self.entries: list[dict[str, Any]] = list(entries)
+        self.requests: list[dict[str, Any]] = []
+        self._faults: list[int] = []
+        self._lock = threading.Lock()
+        self._httpd: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def url(self) -> str:
+        assert self._httpd is not None, "server not started"
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def fail_next(self, status: int, n: int = 1) -> None:
+        with self._lock:
+            self._faults.extend([status] * n)
+
+    def start(self) -> str:
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                raw = self.rfile.read(length)
+                status, payload = server.handle(self.path, raw)
+                data = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, format: str, *args: Any) -> None:
+                """Quiet: tests read `server.requests` instead of access logs."""
+
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        self._thread.start()
+        return self.url
+
+    def stop(self) -> None:
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+            self._httpd = None
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+
+    # --- the API ---------------------------------------------------------------------------------
+
+    def handle(self, path: str, raw: bytes) -> tuple[int, dict[str, Any]]:
+        if path.split("?", 1)[0] != "/v2/entries:list":
+            return _error(404, f"no such method: {path}")
+        try:
+            body = json.loads(raw or b"{}")
+        except json.JSONDecodeError:
+            return _error(400, "request body is not JSON")
+        with self._lock:
+            self.requests.append(body)
+            fault = self._faults.pop(0) if self._faults else None
+        if fault is not None:
+            return _error(fault, "injected fault")
+        return self._list(body)
+
+    def _list(self, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        resource_names = body.get("resourceNames") or []
+        if not resource_names or len(resource_names) > 100:
+            return _error(400, "resourceNames: between 1 and 100 are required")
+        projects = []
+        for name in resource_names:
+            if not str(name).startswith("projects/"):
+                return _error(400, f"resourceNames: unsupported {name!r}")
+            projects.append(str(name).split("/", 1)[1])
+        page_size = body.get("pageSize", 50)
+        if not isinstance(page_size, int) or not 0 < page_size <= 1000:
+            return _error(400, "pageSize must be between 1 and 1000")
+        order = body.get("orderBy", "timestamp asc")
+        if order not in ("timestamp asc", "timestamp desc"):
+            return _error(400, f"orderBy: unsupported {order!r}")
+        filter_text = body.get("filter", "")
+        if len(filter_text) > 20000:
+            return _error(400, "filter is longer than 20000 characters")
+        try:
+            compiled = compile_filter(filter_text)
+        except BadInput as error:
+            return _error(400, f"invalid filter: {error}")
+        query_key = hashlib.sha1(
+            json.dumps([resource_names, filter_text, order, page_size]).encode()
+        ).hexdigest()[:12]
+        offset = 0
+        if body.get("pageToken"):
+            token_key, _, token_offset = str(body["pageToken"]).partition(":")
+            if token_key != query_key or not token_offset.isdigit():
+                return _error(400, "pageToken does not belong to this query")
+            offset = int(token_offset)
+        matching = [e for e in self._ordered(projects) if compiled.matches(e)]
+        if order == "timestamp desc":
+            matching.reverse()
+        page = matching[offset : offset + page_size]
+        response: dict[str, Any] = {"entries": page} if page else {}
+        if offset + page_size < len(matching):
+            response["nextPageToken"] = f"{query_key}:{offset + page_size}"
+        return 200, response
+
+    def _ordered(self, projects: list[str]) -> Iterator[dict[str, Any]]:
+        store = EntryStore()
+        prefixes = tuple(f"projects/{project}/" for project in projects)
+        store.extend(
+            json.loads(json.dumps(entry))
+            for entry in self.entries
+            if str(entry.get("logName", "")).startswith(prefixes)
+        )
+        return store.entries()
+
+
+def _error(status: int, message: str) -> tuple[int, dict[str, Any]]:
+    return status, {
+        "error": {
+            "code": status,
+            "message": message,
+            "status": _STATUS_NAMES.get(status, "UNKNOWN"),
+        }
+    }
+
+
+@contextmanager
+def serve_logging(entries: Iterable[dict[str, Any]] = ()) -> Iterator[FakeLoggingServer]:
+    """A started server; stopped on exit."""
+    server = FakeLoggingServer(entries)
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
