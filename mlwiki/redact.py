@@ -40,6 +40,7 @@ import re2
 
 MARKER = "[REDACTED:{kind}]"
 _MARKER_RE = re2.compile(r"^\[REDACTED:[a-z0-9_]+\]$")
+_MARKER_IN_TEXT = re2.compile(r"\[REDACTED:[a-z0-9_]+\]")
 
 # (kind, RE2 pattern). A group named `secret` marks the part to replace (the rest is context kept
 # for readability); without it the whole match is replaced. Earlier entries win overlaps.
@@ -150,12 +151,20 @@ class Redactor:
     ips: bool = False
 
     def find(self, text: str) -> list[Span]:
-        """The non-overlapping spans to replace, in text order (earlier patterns win overlaps)."""
+        """The non-overlapping spans to replace, in text order (earlier patterns win overlaps).
+
+        Markers already in the text are never part of a span, which keeps redaction idempotent.
+        """
+        markers = (
+            [match.span() for match in _MARKER_IN_TEXT.finditer(text)]
+            if "[REDACTED:" in text
+            else []
+        )
         candidates: list[tuple[int, int, int, str]] = []
         for priority, (kind, regex, group) in enumerate(_compiled(self.emails, self.ips)):
             for match in regex.finditer(text):
                 start, end = match.span(group) if group else match.span()
-                if end > start and not _MARKER_RE.search(text[start:end]):
+                if end > start and not any(s < end and start < e for s, e in markers):
                     candidates.append((start, priority, end, kind))
         spans: list[Span] = []
         for start, _priority, end, kind in sorted(candidates):

@@ -1,17 +1,19 @@
 """A real GCS emulator (gcp-storage-emulator) on 127.0.0.1 for tests, started and stopped by them.
 
-`GcsEmulator` runs the emulator's HTTP server in-process on a free port and points
-$STORAGE_EMULATOR_HOST at it, so the real google-cloud-storage client talks to it. With a
-`data_dir` the objects survive a stop/start (for interrupted-upload tests).
+`GcsEmulator` runs the emulator's HTTP server in-process on a free port; point
+$STORAGE_EMULATOR_HOST at `url` (the `gcs` fixture does) and the real google-cloud-storage client
+talks to it. With a `data_dir` the objects survive a stop/start (for interrupted-upload tests);
+a restart keeps the port.
 """
 
 from __future__ import annotations
 
 import logging
-import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Optional
 
+import pytest
 from gcp_storage_emulator.server import create_server
 
 BUCKET = "cc-handoff"
@@ -43,7 +45,6 @@ class GcsEmulator:
         # create_server does not expose the bound port; the API thread's HTTPServer knows it.
         self.port = server._api._httpd.server_address[1]
         self._server = server
-        os.environ["STORAGE_EMULATOR_HOST"] = self.url
         return self
 
     def stop(self) -> None:
@@ -51,10 +52,26 @@ class GcsEmulator:
             self._server.stop()
 
     def client(self) -> Any:
+        from google.api_core.client_options import ClientOptions
         from google.auth.credentials import AnonymousCredentials
         from google.cloud import storage
 
-        return storage.Client(project="test-project", credentials=AnonymousCredentials())
+        return storage.Client(
+            project="test-project",
+            credentials=AnonymousCredentials(),
+            client_options=ClientOptions(api_endpoint=self.url),
+        )
 
     def bucket(self) -> Any:
         return self.client().bucket(self.bucket_name)
+
+
+def running_emulator(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[GcsEmulator]:
+    """For a fixture: a running emulator (objects kept on disk under tmp_path) with
+    $STORAGE_EMULATOR_HOST set; stopped afterwards."""
+    emulator = GcsEmulator(data_dir=tmp_path / "gcs-data").start()
+    monkeypatch.setenv("STORAGE_EMULATOR_HOST", emulator.url)
+    try:
+        yield emulator
+    finally:
+        emulator.stop()
