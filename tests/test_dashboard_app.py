@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from mlwiki.dashboard.app import create_app
-from mlwiki.dashboard.server import RunningServer, serve_in_thread
+from mlwiki.dashboard.server import RunningServer, ensure_loopback, has_display, serve_in_thread
 from mlwiki.dashboard.state import SnapshotSource
 from tests.conftest import REPO_ROOT, run_cli
 from tests.fakes.tpu_cluster import HOSTILE_MESSAGE, realistic_cluster
@@ -204,3 +204,17 @@ def test_page_html_mentions_hostile_text_literally(served: RunningServer) -> Non
     assert html.escape(HOSTILE_MESSAGE, quote=False) in body.decode().replace("&#34;", '"').replace(
         "&#39;", "'"
     )
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "127.0.0.2", "::1", "localhost"])
+def test_loopback_addresses_are_accepted(host: str) -> None:
+    assert ensure_loopback(host) in {host, "127.0.0.1"}
+
+
+def test_browser_opens_only_with_a_display(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "platform", "linux")
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    assert not has_display()
+    monkeypatch.setenv("WAYLAND_DISPLAY", "wayland-0")
+    assert has_display()
