@@ -26,8 +26,14 @@ BAD_WAITING_REASONS = {
     "RunContainerError",
     "InvalidImageName",
 }
-# JobSet condition types that describe progress rather than trouble.
-QUIET_CONDITIONS = {"Completed", "StartupPolicyCompleted", "StartupPolicyInProgress", "InOrder"}
+# JobSet condition types that describe progress or a choice rather than trouble.
+QUIET_CONDITIONS = {
+    "Completed",
+    "StartupPolicyCompleted",
+    "StartupPolicyInProgress",
+    "InOrder",
+    "Suspended",
+}
 
 
 @dataclass
@@ -329,8 +335,6 @@ def _jobset_problem(jobset: dict[str, Any]) -> Optional[tuple[datetime, str]]:
     for condition in (jobset.get("status") or {}).get("conditions") or []:
         if condition.get("status") != "True" or condition.get("type") in QUIET_CONDITIONS:
             continue
-        if condition.get("type") == "Suspended":
-            continue
         label = condition.get("reason") or condition.get("type")
         text = f"JobSet {label}: {condition.get('message', '')}".rstrip(": ")
         found.append((k8s.parse_time(condition.get("lastTransitionTime")) or k8s.EPOCH, text))
@@ -498,8 +502,8 @@ def _scopes(indexes: list[_Index], target: str) -> tuple[list[tuple[_Index, _Sco
     """Which clusters (and which parts of them) TARGET selects, and what kind of name it is."""
     if not target:
         return [(index, _Scope()) for index in indexes], ""
-    for kind, attribute in (("project", "project"), ("cluster", "cluster")):
-        chosen = [(i, _Scope()) for i in indexes if getattr(i.state, attribute) == target]
+    for kind in ("project", "cluster"):
+        chosen = [(i, _Scope()) for i in indexes if getattr(i.state, kind) == target]
         if chosen:
             return chosen, kind
     chosen = []
