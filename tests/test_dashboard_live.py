@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import stat
+import subprocess
 import sys
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,6 +18,7 @@ import pytest
 from mlwiki.dashboard.live import ClusterRef, live_source, read_cluster, ref_from_context
 from mlwiki.dashboard.summary import summarise
 from mlwiki.errors import BadInput
+from tests.conftest import REPO_ROOT
 from tests.fakes.kube_api import FakeKubeApi
 from tests.fakes.tpu_cluster import realistic_cluster
 
@@ -168,3 +172,43 @@ def test_context_flag_skips_gcloud_and_names_the_cluster(cluster_api: FakeKubeAp
     first = source.states()
     assert source.states() is first  # cached between page loads
     assert source.states(refresh=True) is not first
+
+
+def test_cli_live_end_to_end_through_context(cluster_api: FakeKubeApi, tmp_path: Path) -> None:
+    """`mlwiki dashboard --context C` reads the fake API server and serves its numbers."""
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "mlwiki",
+            "dashboard",
+            "--context",
+            CONTEXT,
+            "--port",
+            "0",
+            "--no-browser",
+        ],
+        cwd=REPO_ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "DISPLAY": "", "KUBECACHEDIR": str(tmp_path / "cache")},
+    )
+    try:
+        assert process.stdout is not None
+        url = process.stdout.readline().rsplit(" ", 1)[-1].strip()
+        with urllib.request.urlopen(
+            f"{url}api/summary?target=llm-pretrain", timeout=30
+        ) as response:
+            data = json.loads(response.read())
+        process.send_signal(signal.SIGINT)
+        process.communicate(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert data["source"] == f"live: context {CONTEXT}"
+    assert data["target_kind"] == "workload"
+    assert [(w["name"], w["status"], w["chips"]) for w in data["workloads"]] == [
+        ("llm-pretrain", "Running", 32)
+    ]
+    assert process.returncode == 0
