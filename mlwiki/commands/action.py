@@ -1,16 +1,88 @@
-"""`mlwiki action` — not built yet: it says so and exits 2."""
+"""`mlwiki action ACTION_ID --param k=v …` — run one diagnostic (or, approved, mutating) action."""
 
 from __future__ import annotations
 
 import argparse
+import sys
+from typing import Any
 
-from mlwiki.errors import BadInput
+from mlwiki.errors import EXIT_FINDING, EXIT_OK, ApprovalRequired
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("action", help="(not built yet)", description="Not built yet.")
+    from mlwiki.engine.options import add_run_options
+
+    parser = subparsers.add_parser(
+        "action",
+        help="run one action (a log query, kubectl or gcloud step)",
+        description=(
+            "Run one action of the wiki (_wiki/actions/ID.json). A log query prints "
+            '{"entries": [...], "count": N, "partial": false, ...}; kubectl/gcloud print their '
+            "exit code, stdout and parsed JSON. Values are validated by the action's parameter "
+            "types and stay single arguments. A mutating action needs --approve (or a 'yes' at "
+            "the prompt on a terminal) and is written to the audit log. Exit 0 ok, 1 the action "
+            "failed, 2 bad input, 3 approval needed."
+        ),
+    )
+    parser.add_argument("action_id", metavar="ACTION_ID", help="action id (file name)")
+    add_run_options(parser)
+    parser.add_argument(
+        "--approve",
+        action="store_true",
+        help="approve running this action if it changes the cluster or a VM",
+    )
     parser.set_defaults(handler=handle)
 
 
 def handle(args: argparse.Namespace) -> int:
-    raise BadInput("this command is not built yet")
+    from mlwiki.engine.actions import Executor, find_action, resolve_action_params
+    from mlwiki.engine.approval import ApprovalGate, stdio_is_interactive
+    from mlwiki.engine.audit import AuditLog
+    from mlwiki.engine.options import setup
+
+    run = setup(args)
+    action = find_action(run.wiki, args.action_id)
+    values = resolve_action_params(action, run.params, run.context)
+    gate = ApprovalGate(
+        frozenset({action.id}) if args.approve else frozenset(), stdio_is_interactive()
+    )
+    executor = Executor(run.wiki, run.session, run.runner, gate, AuditLog(), args.dry_run)
+    result = executor.run(action, values)
+    data = result.to_dict()
+    source = run.report()
+    if source:
+        data["source"] = source
+    _print(args.format, data, result)
+    if result.status == "awaiting_approval":
+        from mlwiki.engine.options import shown
+
+        raise ApprovalRequired(
+            f"action {action.id} changes the cluster or a VM and was not run: "
+            f"{shown(result.rendered)}; rerun with --approve to run it"
+        )
+    if result.status == "failed":
+        print(f"mlwiki action: {result.error}", file=sys.stderr)
+        return EXIT_FINDING
+    return EXIT_OK
+
+
+def _print(format_: str, data: dict[str, Any], result: Any) -> None:
+    from mlwiki.engine.options import printable, shown
+    from mlwiki.logs.entry import entry_host, entry_text
+    from mlwiki.output import emit_json
+
+    if format_ == "json":
+        emit_json(data)
+        return
+    out = sys.stdout
+    label = "filter" if result.kind == "log_query" else "command"
+    print(f"{result.action} [{result.status}] {label}: {shown(result.rendered)}", file=out)
+    if result.kind == "log_query" and result.status == "ok":
+        for entry in result.entries:
+            text = printable(entry_text(entry).splitlines()[0] if entry_text(entry) else "")
+            host = entry_host(entry) or "-"
+            print(f"{entry.get('timestamp')} {printable(host)} {text[:200]}", file=out)
+        partial = f" (partial: {result.reason})" if result.partial else ""
+        print(f"{len(result.entries)} entries{partial}", file=out)
+    elif result.status in ("ok", "failed") and result.kind != "log_query":
+        out.write(printable(result.outputs.get("stdout", "")))

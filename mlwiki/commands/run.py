@@ -1,16 +1,102 @@
-"""`mlwiki run` — not built yet: it says so and exits 2."""
+"""`mlwiki run WORKFLOW_ID --param k=v …` — run one workflow: steps, conditions, verdict."""
 
 from __future__ import annotations
 
 import argparse
+import sys
+from typing import Any
 
-from mlwiki.errors import BadInput
+from mlwiki.errors import EXIT_NEEDS_APPROVAL, EXIT_OK
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("run", help="(not built yet)", description="Not built yet.")
+    from mlwiki.engine.options import add_run_options
+
+    parser = subparsers.add_parser(
+        "run",
+        help="run one workflow (the diagnosis of one failure mode)",
+        description=(
+            "Run a workflow of the wiki (_wiki/workflows/ID.json): its steps in order, with "
+            "their conditions, then the first conclusion that applies (confirmed, refuted or "
+            "inconclusive). --dry-run prints each step's exact command or filter and runs "
+            "nothing. A step that changes the cluster runs only with --approve STEP (or a 'yes' "
+            "at the prompt on a terminal). Exit 0 done (whatever the verdict), 2 bad input, "
+            "3 a step awaits approval."
+        ),
+    )
+    parser.add_argument("workflow_id", metavar="WORKFLOW_ID", help="workflow id (file name)")
+    add_run_options(parser)
+    parser.add_argument(
+        "--approve",
+        action="append",
+        default=[],
+        metavar="STEP",
+        help="approve the mutating step STEP (repeatable; must name the step)",
+    )
+    parser.add_argument(
+        "--no-entries",
+        action="store_true",
+        help="leave the cited log entries out of the JSON output",
+    )
     parser.set_defaults(handler=handle)
 
 
 def handle(args: argparse.Namespace) -> int:
-    raise BadInput("this command is not built yet")
+    from mlwiki.engine.approval import ApprovalGate, stdio_is_interactive
+    from mlwiki.engine.options import setup
+    from mlwiki.engine.workflows import run_workflow
+
+    run = setup(args)
+    gate = ApprovalGate(frozenset(args.approve), stdio_is_interactive())
+    result = run_workflow(
+        run.wiki,
+        args.workflow_id,
+        run.params,
+        run.session,
+        context=run.context,
+        gate=gate,
+        dry_run=args.dry_run,
+        runner=run.runner,
+    )
+    data = result.to_dict(with_entries=not args.no_entries)
+    source = run.report()
+    if source:
+        data["source"] = source
+    if args.format == "json":
+        from mlwiki.output import emit_json
+
+        emit_json(data)
+    else:
+        _print_text(result)
+    if result.awaiting_approval:
+        step = result.step(result.awaiting_approval[0])
+        from mlwiki.engine.options import shown
+
+        print(
+            f"mlwiki run: step {step.id} changes the cluster or a VM and was not run: "
+            f"{shown(step.rendered)}; rerun with --approve {step.id} to run it",
+            file=sys.stderr,
+        )
+        return EXIT_NEEDS_APPROVAL
+    return EXIT_OK
+
+
+def _print_text(result: Any) -> None:
+    from mlwiki.engine.options import printable, shown
+
+    print(f"workflow {result.workflow} (symptom {result.symptom})")
+    for step in result.steps:
+        print(f"  [{step.status}] {step.id} ({step.uses})")
+        if step.rendered is not None:
+            print(f"      {shown(step.rendered)}")
+        if step.unresolved:
+            print(f"      unresolved until earlier steps run: {', '.join(step.unresolved)}")
+        for name in ("note", "error"):
+            if getattr(step, name):
+                print(f"      {name}: {printable(getattr(step, name))}")
+        if step.status == "ok" and step.kind == "log_query":
+            print(f"      {step.outputs.get('count', 0)} entries")
+    if result.verdict:
+        print(f"verdict: {result.verdict}: {printable(result.summary)}")
+    else:
+        print(result.summary)

@@ -1,0 +1,177 @@
+"""Command-line plumbing shared by `mlwiki run` and `mlwiki action`: options, log data, output.
+
+Log data for a run:
+- `--bundle PATH`: the bundle's entries (within `--start/--end/--since` when given). With no window
+  given, `start`/`end` default to the bundle's first and last entry (whole seconds), so an action
+  on a bundle needs no window. kubectl and gcloud steps are served from the bundle's recorded
+  outputs (`mlwiki.kube.RecordedRunner`); nothing touches a live cluster.
+- `--project P`: Cloud Logging, fetched on the first log query only (a kubectl-only run makes no
+  Logging call); the window is `--start/--end/--since` (default: the last 24 hours) and the
+  workload is the `workload` parameter.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import shlex
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Optional
+
+from mlwiki.errors import BadInput
+
+if TYPE_CHECKING:
+    from mlwiki.engine.actions import RunContext
+    from mlwiki.logs.session import LogSession, QueryResult
+    from mlwiki.timewindow import Window
+    from mlwiki.wiki import Wiki
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+
+def add_run_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a parameter value (repeatable); VALUE may itself contain '='",
+    )
+    parser.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print the exact rendered commands and filters without running anything",
+    )
+    parser.add_argument(
+        "--bundle",
+        metavar="PATH",
+        help="offline log bundle (file or folder); kubectl/gcloud outputs come from its kubectl/",
+    )
+    parser.add_argument("--project", metavar="P", help="Google Cloud project (Cloud Logging)")
+    parser.add_argument("--start", metavar="T", help="window start: UTC timestamp or '2 hours ago'")
+    parser.add_argument("--end", metavar="T", help="window end (default: now)")
+    parser.add_argument("--since", metavar="D", help="window: the last D (e.g. 24h, 90m, 7d)")
+    parser.add_argument(
+        "--format", choices=("json", "text"), default="json", help="output format (default json)"
+    )
+
+
+@dataclass
+class LazySession:
+    """A log session created on its first query, so runs without log queries cost no call."""
+
+    factory: Callable[[], LogSession]
+    _session: Optional[LogSession] = field(default=None, init=False)
+
+    @property
+    def session(self) -> LogSession:
+        if self._session is None:
+            self._session = self.factory()
+        return self._session
+
+    @property
+    def opened(self) -> bool:
+        return self._session is not None
+
+    def query(self, filter_text: str) -> QueryResult:
+        return self.session.query(filter_text)
+
+
+@dataclass
+class RunSetup:
+    """What a run needs from the command line."""
+
+    wiki: Wiki
+    params: dict[str, str]
+    context: RunContext
+    session: Optional[LazySession]
+    runner: Any  # a CommandRunner, or None for the real programs
+
+    def report(self) -> Optional[dict[str, Any]]:
+        if self.session is None or not self.session.opened:
+            return None
+        return self.session.session.report.to_dict()
+
+
+def _window(args: argparse.Namespace) -> Optional[Window]:
+    from mlwiki.timewindow import resolve_window
+
+    if args.start is None and args.end is None and args.since is None:
+        return None
+    return resolve_window(args.start, args.end, args.since)
+
+
+def setup(args: argparse.Namespace) -> RunSetup:
+    """Parse `--param`, load the wiki, and prepare log data and the command runner."""
+    from mlwiki.engine.actions import RunContext
+    from mlwiki.engine.params import ParamSpec, parse_param_args, validate
+    from mlwiki.kube import RecordedRunner
+    from mlwiki.logs.session import LogSession
+    from mlwiki.timewindow import format_timestamp, resolve_window
+    from mlwiki.wiki import find_wiki_root, load_wiki
+
+    params = parse_param_args(args.param)
+    wiki = load_wiki(find_wiki_root(explicit=args.wiki))
+    window = _window(args)
+    if args.project:
+        validate(ParamSpec("project", "project_id"), args.project, "--project")
+    if args.bundle:
+        if args.project:
+            raise BadInput("--bundle: use either --bundle or --project, not both")
+        bundle = Path(args.bundle)
+        session = LazySession(lambda: LogSession.from_bundle(bundle, window))
+        if window is None:
+            window = _bundle_span(session.session)
+        runner: Any = RecordedRunner(bundle)
+    elif args.project:
+        online = window or resolve_window()
+        window = online
+        project = args.project
+
+        def open_cloud() -> LogSession:
+            workload = params.get("workload")
+            if not workload:
+                raise BadInput("--project: Cloud Logging needs the workload: --param workload=NAME")
+            validate(ParamSpec("workload", "k8s_name"), workload)
+            return LogSession.from_cloud(project, online, workload)
+
+        session, runner = LazySession(open_cloud), None
+    else:
+        session, runner = None, None
+    context = RunContext(
+        project=args.project,
+        start=format_timestamp(window.start) if window else None,
+        end=format_timestamp(window.end) if window else None,
+        workload=params.get("workload"),
+    )
+    return RunSetup(wiki, params, context, session, runner)
+
+
+def _bundle_span(session: LogSession) -> Optional[Window]:
+    """The bundle's first to last entry, widened to whole seconds."""
+    from datetime import timedelta
+
+    from mlwiki.timewindow import Window, parse_timestamp
+
+    first = last = None
+    for entry in session.entries():
+        first = first or entry.get("timestamp")
+        last = entry.get("timestamp")
+    if not first or not last:
+        return None
+    start = parse_timestamp(first).replace(microsecond=0)
+    end = parse_timestamp(last).replace(microsecond=0) + timedelta(seconds=1)
+    return Window(start, end)
+
+
+def printable(text: Any) -> str:
+    """Log or command text made safe for a terminal: control characters shown escaped."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", str(text))
+
+
+def shown(rendered: Any) -> str:
+    """A rendered command (argv) as a shell would need it quoted, or a filter as is."""
+    if isinstance(rendered, list):
+        return printable(shlex.join(rendered))
+    return printable(rendered)

@@ -1,0 +1,249 @@
+"""Rendering action templates — command argument lists and Logging filters — in a Jinja2 sandbox.
+
+Templates see only the action's validated parameters, by bare name (`{{ node }}`). The sandbox has
+no loader (no file access) and `StrictUndefined` (a missing name is an error, never an empty
+string).
+
+Commands: each element of `command` is rendered on its own and stays one argument. An element
+whose rendering starts with `-` is refused unless the template itself starts with `-` (a flag the
+wiki author wrote, like `--zone={{ zone }}`): values are checked, flags are not. An element that
+renders empty is left out, so optional flags can be written
+`{% if zone is defined %}--zone={{ zone }}{% endif %}`. For kubectl, `--context=…` and
+`--namespace=…` are added after `kubectl` from params named `context` / `namespace` when they are
+set and the template does not place them itself.
+
+Filters: every `{{ value }}` becomes a quoted, escaped query string literal (`"llm-pretrain"`),
+so a template never writes quotes around a value. Helper functions build whole clauses:
+
+- `workload_selector(workload)`: the JobSet name label in both spellings GKE uses, or a pod name
+  starting with `WORKLOAD-`.
+- `time_window(start, end)`: `timestamp>="START" AND timestamp<="END"`.
+- `symptom_match("symptom-id")`: an OR of the symptom page's signatures as `FIELD=~"RE2"` clauses,
+  so a query never copies a page's regexes. Signatures that name a `field` are matched there.
+  Signatures without one are joined into one alternation (named groups made non-capturing, each
+  pattern in its own group so a `(?i)` stays local) and matched against each message field of
+  `mlwiki.wiki.MESSAGE_FIELDS`. The matcher also searches the cluster autoscaler's `messageId`s,
+  but the query language cannot say "a messageId anywhere": a signature that matches one of its
+  page's examples shaped like a messageId (`scale.up.error.out.of.resources`) is also matched
+  against the paths where GKE's autoscaler visibility logs put them (`AUTOSCALER_MESSAGE_ID_FIELDS`).
+  Other signatures leave those paths out, which keeps filters far below the 20,000-character limit.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any, Callable, Optional
+
+import re2
+from jinja2 import StrictUndefined, Template, TemplateError
+from jinja2.sandbox import SandboxedEnvironment
+
+from mlwiki.errors import BadInput
+from mlwiki.wiki import MESSAGE_FIELDS
+
+if TYPE_CHECKING:
+    from mlwiki.wiki import Action, Wiki
+
+JOBSET_LABEL_FIELDS = (
+    'labels."k8s-pod/jobset_sigs_k8s_io/jobset-name"',
+    'labels."k8s-pod/jobset.sigs.k8s.io/jobset-name"',
+)
+AUTOSCALER_MESSAGE_ID_FIELDS = (
+    "jsonPayload.resultInfo.results.errorMsg.messageId",
+    "jsonPayload.noDecisionStatus.noScaleUp.reason.messageId",
+    "jsonPayload.noDecisionStatus.noScaleUp.unhandledPodGroups.napFailReasons.messageId",
+    "jsonPayload.noDecisionStatus.noScaleUp.unhandledPodGroups.rejectedMigs.reason.messageId",
+)
+# Param name -> the kubectl flag the engine adds, and every spelling that means the template set it.
+KUBECTL_SCOPE_FLAGS = {
+    "context": ("--context", ("--context",)),
+    "namespace": ("--namespace", ("--namespace", "-n", "--all-namespaces", "-A")),
+}
+# A field path as the Logging query language writes it: dotted names, quoted segments allowed.
+# An autoscaler messageId such as `scale.up.error.out.of.resources`.
+_MESSAGE_ID = re.compile(r"[a-z][a-z0-9_]*(\.[a-z0-9_]+)+")
+_FIELD_PATH = re.compile(r'[A-Za-z_][A-Za-z0-9_]*(\.([A-Za-z_][A-Za-z0-9_]*|"[^"\\\n]+"))*')
+
+
+class QueryFragment(str):
+    """Query text a helper built itself from quoted values: inserted as is, not quoted again."""
+
+
+@lru_cache(maxsize=1)
+def command_environment() -> SandboxedEnvironment:
+    """The sandbox for command elements and expressions: values are inserted as they are."""
+    return SandboxedEnvironment(undefined=StrictUndefined, autoescape=False)
+
+
+def _quote(value: Any) -> str:
+    from mlwiki.logs.query import quote
+
+    return quote(value if isinstance(value, str) else str(value))
+
+
+def _finalize_filter_value(value: Any) -> str:
+    return value if isinstance(value, QueryFragment) else _quote(value)
+
+
+@lru_cache(maxsize=1)
+def filter_environment() -> SandboxedEnvironment:
+    """The sandbox for filters: every `{{ value }}` is rendered as a quoted query literal."""
+    return SandboxedEnvironment(
+        undefined=StrictUndefined, autoescape=False, finalize=_finalize_filter_value
+    )
+
+
+def workload_selector(workload: str) -> QueryFragment:
+    """Entries of the workload: its JobSet label (both spellings) or a pod named `WORKLOAD-…`."""
+    clauses = [f"{path}={_quote(workload)}" for path in JOBSET_LABEL_FIELDS]
+    clauses.append(f"resource.labels.pod_name:{_quote(f'{workload}-')}")
+    return QueryFragment(f"({' OR '.join(clauses)})")
+
+
+def time_window(start: str, end: str) -> QueryFragment:
+    return QueryFragment(f"timestamp>={_quote(start)} AND timestamp<={_quote(end)}")
+
+
+def strip_group_names(pattern: str) -> str:
+    """`(?P<task>…)` / `(?<task>…)` → `(?:…)`, so several patterns can share one alternation."""
+    out: list[str] = []
+    index, in_class = 0, False
+    while index < len(pattern):
+        char = pattern[index]
+        if char == "\\":
+            out.append(pattern[index : index + 2])
+            index += 2
+            continue
+        if in_class:
+            in_class = char != "]"
+        elif char == "[":
+            in_class = True
+            # A `]` right after `[` or `[^` is a literal member of the class.
+            for literal in ("^]", "]"):
+                if pattern.startswith(literal, index + 1):
+                    out.append(char + literal)
+                    index += 1 + len(literal)
+                    break
+            else:
+                out.append(char)
+                index += 1
+            continue
+        elif char == "(":
+            named = re.match(r"\(\?P?<[A-Za-z_][A-Za-z0-9_]*>", pattern[index:])
+            if named:
+                out.append("(?:")
+                index += named.end()
+                continue
+        out.append(char)
+        index += 1
+    return "".join(out)
+
+
+def symptom_clauses(wiki: Wiki, symptom_id: str) -> QueryFragment:
+    """The `symptom_match("id")` helper: the page's signatures as one OR of `=~` clauses."""
+    symptom = wiki.symptoms.get(symptom_id)
+    if symptom is None:
+        raise BadInput(f"symptom_match({symptom_id!r}): no symptom page with that id")
+    if not symptom.signatures:
+        raise BadInput(f"symptom_match({symptom_id!r}): the page has no signatures")
+    by_field: dict[str, list[str]] = {}
+    anywhere: list[str] = []
+    message_ids: list[str] = []
+    id_examples = [e.line for e in symptom.examples if _MESSAGE_ID.fullmatch(e.line)]
+    for signature in symptom.signatures:
+        if signature.field:
+            if not _FIELD_PATH.fullmatch(signature.field):
+                raise BadInput(
+                    f"symptom_match({symptom_id!r}): signature field {signature.field!r} "
+                    "is not a field path"
+                )
+            by_field.setdefault(signature.field, []).append(signature.pattern)
+            continue
+        anywhere.append(signature.pattern)
+        if any(re2.search(signature.pattern, line) for line in id_examples):
+            message_ids.append(signature.pattern)
+    for path in MESSAGE_FIELDS:
+        if anywhere:
+            by_field.setdefault(path, []).extend(anywhere)
+    for path in AUTOSCALER_MESSAGE_ID_FIELDS:
+        if message_ids:
+            by_field.setdefault(path, []).extend(message_ids)
+    clauses = [f"{path}=~{_quote(_alternation(patterns))}" for path, patterns in by_field.items()]
+    return QueryFragment(f"({' OR '.join(clauses)})")
+
+
+def _alternation(patterns: list[str]) -> str:
+    if len(patterns) == 1:
+        return patterns[0]
+    return "|".join(f"(?:{strip_group_names(p)})" for p in patterns)
+
+
+@lru_cache(maxsize=1024)
+def _compile(env: SandboxedEnvironment, template: str) -> Template:
+    return env.from_string(template)
+
+
+def _render(
+    env: SandboxedEnvironment,
+    template: str,
+    values: Mapping[str, Any],
+    where: str,
+    functions: Optional[Mapping[str, Callable[..., Any]]] = None,
+) -> str:
+    try:
+        return _compile(env, template).render({**values, **(functions or {})})
+    except BadInput:
+        raise
+    except TemplateError as error:
+        raise BadInput(f"{where}: cannot render {template!r}: {error}") from None
+
+
+def render_command(action: Action, values: Mapping[str, Any]) -> list[str]:
+    """The argument list of a kubectl or gcloud action, every value checked to stay one argument."""
+    template = action.command
+    program = action.kind
+    if not template or template[0] != program:
+        raise BadInput(
+            f"action {action.id}: command must start with {program!r} (its kind), "
+            f"not {template[0] if template else 'nothing'!r}"
+        )
+    argv = [program]
+    for position, element in enumerate(template[1:], start=1):
+        where = f"action {action.id}: command[{position}]"
+        rendered = _render(command_environment(), element, values, where)
+        if rendered == "":
+            continue
+        if rendered.startswith("-") and not element.startswith("-"):
+            raise BadInput(f"{where}: renders to {rendered!r}, which would be taken for a flag")
+        if "\x00" in rendered or "\n" in rendered:
+            raise BadInput(f"{where}: renders to a value with NUL or a line break")
+        argv.append(rendered)
+    if program == "kubectl":
+        argv[1:1] = _kubectl_scope_flags(template, values)
+    return argv
+
+
+def _kubectl_scope_flags(template: list[str], values: Mapping[str, Any]) -> list[str]:
+    flags = []
+    for name, (flag, spellings) in KUBECTL_SCOPE_FLAGS.items():
+        uses_param = re.compile(rf"{{{{[^}}]*\b{name}\b")
+        placed = any(
+            element.split("=", 1)[0] in spellings or uses_param.search(element)
+            for element in template[1:]
+        )
+        if not placed and values.get(name):
+            flags.append(f"{flag}={values[name]}")
+    return flags
+
+
+def render_filter(action: Action, values: Mapping[str, Any], wiki: Wiki) -> str:
+    """The Logging query of a log_query action, every value quoted as a query string."""
+    functions = {
+        "workload_selector": workload_selector,
+        "time_window": time_window,
+        "symptom_match": lambda symptom_id: symptom_clauses(wiki, symptom_id),
+    }
+    where = f"action {action.id}: filter"
+    return _render(filter_environment(), action.filter or "", values, where, functions)
