@@ -283,3 +283,31 @@ def test_watch_skips_names_unsafe_as_local_paths(tmp_path: Path, gcs: GcsEmulato
     assert all(u["local_path"] is None and "unsafe" in u["skipped"] for u in updates)
     assert not list((tmp_path / "local").rglob("double-slash.txt"))
     assert handoff(tmp_path, *watch).json()["updates"] == []
+
+
+def test_without_findings_the_diagnosis_runs_first(tmp_path: Path, gcs: GcsEmulator) -> None:
+    result = handoff(
+        tmp_path,
+        "llm-pretrain",
+        "--bucket",
+        BUCKET,
+        "--bundle",
+        str(BUNDLE),
+        "--no-watch",
+        "--format",
+        "json",
+    )
+    assert result.code == 0, result.stderr
+    key = result.json()["storage_key"]
+    assert key.startswith("mlwiki-llm-pretrain-nocase-")
+    files = remote_files(gcs, key)
+    findings = json.loads(files["findings.json"])
+    assert findings["workload"] == "llm-pretrain"
+    cited = {entry_key(e["insertId"], e["timestamp"]) for e in findings["evidence"]}
+    included = {
+        entry_key(e["insertId"], e["timestamp"])
+        for e in iter_bundle(tmp_path / "local" / key / "evidence.jsonl")
+    }
+    assert cited <= included
+    for data in files.values():
+        assert not any(secret in data.decode() for secret in SECRETS)

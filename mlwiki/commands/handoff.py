@@ -109,6 +109,34 @@ def _load_findings(path: str, schema_dir: Path) -> dict[str, Any]:
     return findings
 
 
+def _diagnosed_inputs(
+    args: argparse.Namespace, wiki_root: Path, workload: str, case_id: Any
+) -> Any:
+    """Run the diagnosis (as `mlwiki troubleshoot` does) and take its findings and entries."""
+    from mlwiki.diagnose.collect import collection_for
+    from mlwiki.diagnose.pipeline import analyse, healthy_notes
+    from mlwiki.handoff.evidence import cited_keys
+    from mlwiki.handoff.package import HandoffInputs
+    from mlwiki.wiki import load_wiki
+
+    if args.bundle is None and args.project is None:
+        raise BadInput("--findings, --bundle or --project: say what to hand off")
+    result = analyse(
+        load_wiki(wiki_root), workload, collection_for(workload, args), project=args.project
+    )
+    keys = cited_keys(result.findings)
+    entries = {keys[eid]: entry for eid, entry in result.cited_entries.items() if eid in keys}
+    scan = result.scan
+    return HandoffInputs(
+        workload,
+        case_id,
+        result.findings,
+        entries,
+        query_entries=list(scan.entries) if scan else [],
+        report_notes=healthy_notes(scan, result.disruptions) if scan else [],
+    )
+
+
 def _inputs(args: argparse.Namespace, wiki_root: Path) -> Any:
     from mlwiki.handoff.evidence import find_cited_entries
     from mlwiki.handoff.package import HandoffInputs, check_case_id, check_workload
@@ -117,10 +145,7 @@ def _inputs(args: argparse.Namespace, wiki_root: Path) -> Any:
     workload = check_workload(args.workload)
     case_id = check_case_id(args.case_id)
     if not args.findings:
-        raise BadInput(
-            "--findings: pass the findings.json of `mlwiki troubleshoot` (with --bundle for the "
-            "offline bundle it came from)"
-        )
+        return _diagnosed_inputs(args, wiki_root, workload, case_id)
     findings = _load_findings(args.findings, wiki_root / "schemas")
     if findings.get("workload") != workload:
         raise BadInput(

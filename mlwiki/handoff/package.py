@@ -16,11 +16,12 @@ from pathlib import Path
 from typing import Any, Optional
 
 import re2
+from jinja2.exceptions import UndefinedError
 
 from mlwiki import __version__
+from mlwiki.diagnose.report import render_report
 from mlwiki.errors import BadInput
 from mlwiki.handoff.evidence import cited_keys, entry_key
-from mlwiki.handoff.report import render_report
 from mlwiki.logs.entry import entry_texts
 from mlwiki.redact import Redactor
 
@@ -77,7 +78,7 @@ class HandoffInputs:
     findings: dict[str, Any]
     entries: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
     query_entries: list[dict[str, Any]] = field(default_factory=list)
-    report_markdown: Optional[str] = None
+    report_notes: list[str] = field(default_factory=list)  # the diagnosis' notes for report.md
 
 
 @dataclass
@@ -184,11 +185,17 @@ def redact_content(inputs: HandoffInputs, redactor: Redactor) -> RedactedContent
 
     evidence_lines, redacted_entries = _evidence_lines(inputs, keys, redactor, add)
     unverified = _unverified_quotes(redacted, keys, redacted_entries)
-    if inputs.report_markdown is not None:
-        report, found = redactor.text(inputs.report_markdown)
-        add(found)
-    else:
-        report = render_report(redacted)
+    # The report is rendered from the redacted findings (never redacted after rendering, which
+    # could miss a secret cut by a quote's edge), with the diagnosis' own renderer.
+    notes, found = redactor.obj(inputs.report_notes)
+    add(found)
+    try:
+        report = render_report(redacted, notes)
+    except UndefinedError as error:
+        raise BadInput(
+            f"findings: report.md cannot be rendered: {error.message} (a field that "
+            "`mlwiki troubleshoot` writes is missing)"
+        ) from None
     missing = [item["id"] for item in evidence if keys.get(item.get("id")) not in inputs.entries]
     return RedactedContent(
         key=storage_key(inputs.workload, inputs.case_id, findings_bytes),
