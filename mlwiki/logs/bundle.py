@@ -64,24 +64,27 @@ def iter_bundle(path: Path | str) -> Iterator[dict[str, Any]]:
 def iter_file(path: Path) -> Iterator[dict[str, Any]]:
     try:
         with _open_text(path) as stream:
-            first = _first_char(stream)
+            first, line = _first_char(stream)
             if first == "":
                 return
             if first == "[":
-                yield from _iter_array(stream, path)
+                yield from _iter_array(stream, path, line)
             else:
-                yield from _iter_lines(stream, path, first)
+                yield from _iter_lines(stream, path, first, line)
     except UnicodeDecodeError as error:
         raise BadInput(f"{path}: not valid UTF-8 ({error.reason})") from None
     except (OSError, EOFError) as error:
         raise BadInput(f"{path}: cannot read: {error}") from None
 
 
-def _first_char(stream: IO[str]) -> str:
+def _first_char(stream: IO[str]) -> tuple[str, int]:
+    """The first non-blank character and its line number, so messages count skipped lines."""
+    line = 1
     while True:
         char = stream.read(1)
         if char == "" or char not in _WHITESPACE:
-            return char
+            return char, line
+        line += char == "\n"
 
 
 def _checked(entry: Any, path: Path, line: int) -> dict[str, Any]:
@@ -96,8 +99,10 @@ def _checked(entry: Any, path: Path, line: int) -> dict[str, Any]:
     return entry
 
 
-def _iter_lines(stream: IO[str], path: Path, first: str) -> Iterator[dict[str, Any]]:
-    for number, line in enumerate(_prepend(first, stream), start=1):
+def _iter_lines(
+    stream: IO[str], path: Path, first: str, first_line: int
+) -> Iterator[dict[str, Any]]:
+    for number, line in enumerate(_prepend(first, stream), start=first_line):
         text = line.strip()
         if not text:
             continue
@@ -115,12 +120,12 @@ def _prepend(first: str, stream: IO[str]) -> Iterator[str]:
     yield from lines
 
 
-def _iter_array(stream: IO[str], path: Path) -> Iterator[dict[str, Any]]:
+def _iter_array(stream: IO[str], path: Path, first_line: int) -> Iterator[dict[str, Any]]:
     """Decode `[obj, obj, …]` incrementally; memory stays at one chunk plus one entry."""
     decoder = json.JSONDecoder()
     buffer = ""
     position = 0
-    line = 1  # line number of buffer[0] in the file, for messages
+    line = first_line  # line number of buffer[0] in the file, for messages
     expect_value = True
     eof = False
     while True:

@@ -68,7 +68,8 @@ class EntryStore:
         self._seen.add(key)
         resource = entry.get("resource")
         resource_type = resource.get("type") if isinstance(resource, dict) else None
-        self._blobs.append(orjson.dumps(entry))
+        # orjson's result keeps its over-allocated write buffer (4 KiB at least): copy it to size.
+        self._blobs.append(bytes(memoryview(orjson.dumps(entry))))
         self._times.append(instant)
         self._ids.append(entry["insertId"])
         self._types.append(_interned(resource_type.lower()) if resource_type else None)
