@@ -90,7 +90,7 @@ def test_parse_duration(text: str, seconds: int) -> None:
 
 @pytest.mark.parametrize("text", ["", "0m", "h", "-5m", "5 fortnights"])
 def test_bad_duration(text: str) -> None:
-    with pytest.raises(BadInput, match="^timeout: "):
+    with pytest.raises(BadInput, match=r"^timeout: "):
         parse_duration(text, "timeout")
 
 
