@@ -92,7 +92,7 @@ def build_findings(
         root_hits = [main.root] + [h for c in main.culprits for h in c.hits if h.role == "root"]
         root_cause = {
             "symptom": main.root.symptom,
-            "summary": _root_summary(main, page.title if page else main.root.symptom),
+            "summary": _root_summary(main, page.page.title if page else main.root.symptom),
             "layer": main.root.layer,
             "confidence": main.confidence,
             "evidence": evidence.cite_all(_unique(root_hits)),

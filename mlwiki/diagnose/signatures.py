@@ -122,7 +122,7 @@ def _field_strings(value: Any) -> Iterator[str]:
 
 def _scan_text(group: _FieldSet, name: str, text: str) -> Iterator[RawMatch]:
     seen: set[str] = set()
-    for index in group.matcher.Match(text):
+    for index in group.matcher.Match(text) or ():
         signature = group.members[index]
         if signature.symptom in seen:
             continue
