@@ -185,6 +185,14 @@ VARIANTS = (
 NAMED = (
     (
         "coordination-heartbeat-cascade",
+        "F0926 17:26:32.075587  157988 client.h:77] Terminating process because the JAX "
+        "distributed service detected fatal errors. absl::Status: UNAVAILABLE: The following "
+        "tasks are unhealthy (stopped sending heartbeats):\n/job:jax_worker/replica:0/task:3\n",
+        "task",
+        "3",
+    ),
+    (
+        "coordination-heartbeat-cascade",
         "UNAVAILABLE: The following tasks are unhealthy (stopped sending heartbeats):\n"
         "/job:jax_worker/replica:0/task:12\nThe tasks have crashed.",
         "task",
