@@ -311,3 +311,22 @@ def test_without_findings_the_diagnosis_runs_first(tmp_path: Path, gcs: GcsEmula
     assert cited <= included
     for data in files.values():
         assert not any(secret in data.decode() for secret in SECRETS)
+
+
+def test_a_missing_bucket_is_named(tmp_path: Path, gcs: GcsEmulator) -> None:
+    result = handoff(
+        tmp_path, "llm-pretrain", "--findings", str(FINDINGS), "--bucket", "no-such-bucket"
+    )
+    assert result.code == 2
+    assert "--bucket no-such-bucket: bucket not found" in result.stderr
+
+
+def test_findings_without_their_bundle_upload_with_a_warning(
+    tmp_path: Path, gcs: GcsEmulator
+) -> None:
+    result = handoff(
+        tmp_path, "llm-pretrain", "--findings", str(FINDINGS), "--bucket", BUCKET, "--no-watch"
+    )
+    assert result.code == 0, result.stderr
+    assert "evidence.jsonl holds no log entries: pass --bundle" in result.stderr
+    assert "Redacted:" in result.stdout
