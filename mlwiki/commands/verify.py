@@ -1,16 +1,52 @@
-"""`mlwiki verify` — not built yet: it says so and exits 2."""
+"""`mlwiki verify FINDINGS` — the reviewer's citation check."""
 
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
-from mlwiki.errors import BadInput
+from mlwiki.errors import EXIT_FINDING, EXIT_OK
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("verify", help="(not built yet)", description="Not built yet.")
+    parser = subparsers.add_parser(
+        "verify",
+        help="check that every conclusion of a findings file cites entries actually fetched",
+        description=(
+            "Check FINDINGS (findings.json): valid against the schema; root cause, culprit hosts "
+            "and failure rows each cite evidence ids that exist; every evidence item's insertId "
+            "AND timestamp are in the bundle (--bundle, else the bundle the findings name) and its "
+            "quote is in that entry's text. Exit 0 when all good, 1 listing each problem, 2 on "
+            "bad input."
+        ),
+    )
+    parser.add_argument("findings", type=Path, metavar="FINDINGS")
+    parser.add_argument("--bundle", type=Path, help="the bundle the findings were made from")
+    parser.add_argument("--format", choices=("json", "text"), default="text")
     parser.set_defaults(handler=handle)
 
 
 def handle(args: argparse.Namespace) -> int:
-    raise BadInput("this command is not built yet")
+    from mlwiki.diagnose.verify import bundle_of, check_findings, load_findings
+    from mlwiki.output import emit_json
+    from mlwiki.wiki import find_wiki_root, load_wiki
+
+    findings = load_findings(args.findings)
+    bundle = bundle_of(findings, args.bundle)
+    problems = check_findings(load_wiki(find_wiki_root(explicit=args.wiki)), findings, bundle)
+    status = "FAIL" if problems else "PASS"
+    if args.format == "json":
+        emit_json(
+            {
+                "status": status,
+                "problems": problems,
+                "evidence": len(findings.get("evidence") or []),
+            }
+        )
+    else:
+        for problem in problems:
+            print(problem)
+        print(
+            f"{status}: {len(problems)} problem(s), {len(findings.get('evidence') or [])} evidence item(s) checked"
+        )
+    return EXIT_FINDING if problems else EXIT_OK

@@ -49,7 +49,9 @@ def from_bundle(path: Path | str, window: Optional[Window] = None) -> Collection
     return Collection(entries(), store, [str(path)], bounds, False, [])
 
 
-def from_cloud(workload: Optional[str], project: Optional[str], window: Optional[Window]) -> Collection:
+def from_cloud(
+    workload: Optional[str], project: Optional[str], window: Optional[Window]
+) -> Collection:
     """Entries from Cloud Logging through the log session's few broad queries."""
     from mlwiki.errors import BadInput
 

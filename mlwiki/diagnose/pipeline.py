@@ -53,7 +53,13 @@ def analyse(
     topology = scan.topology
     window = source.window or ((topology.first, topology.last) if scan.count else (0.0, 0.0))
     missing = data_gaps(scan, disruptions)
-    context = Context(workload, project, window, source.sources, source.partial, source.reasons)
+    partial, reasons = source.partial, list(source.reasons)
+    if not disruptions and not any(
+        i.container_last > float("-inf") for i in topology.pods.values()
+    ):
+        # Silence is not health: without the workload's own logs nothing can be called healthy.
+        partial = True
+    context = Context(workload, project, window, source.sources, partial, reasons)
     findings, evidence = build_findings(wiki, scan, disruptions, context, missing)
     if verifier is not None:
         verifier(findings, disruptions)
@@ -82,7 +88,9 @@ def data_gaps(scan: Scan, disruptions: list[Disruption]) -> list[str]:
         for culprit in disruption.culprits:
             node = topology.nodes.get(culprit.host)
             pod = topology.pods.get(culprit.pod or "")
-            if (node is None or node.entries == 0) and (pod is None or pod.entries == 0):
+            if (node is None or node.entries == 0) and (
+                pod is None or pod.container_last == float("-inf")
+            ):
                 named = f"node {culprit.host}" + (f" (pod {culprit.pod})" if culprit.pod else "")
                 gaps.append(f"no log entries at all from {named}, which the logs point to")
     return gaps
