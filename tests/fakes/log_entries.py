@@ -193,7 +193,7 @@ def incident_entries() -> list[dict[str, Any]]:
             "Killing",
             "Stopping container jax-tpu",
             "k8s_pod",
-            "NORMAL",
+            "INFO",
         )
     )
     entries.append(
@@ -228,7 +228,7 @@ def incident_entries() -> list[dict[str, Any]]:
                 "Scheduled",
                 f"Successfully assigned default/{pod} to {NODES[index]}",
                 "k8s_pod",
-                "NORMAL",
+                "INFO",
             )
         )
     for node in NODES:

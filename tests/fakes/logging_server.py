@@ -4,7 +4,8 @@ Stdlib `http.server` in a thread on 127.0.0.1 (port 0). It serves a list of LogE
 evaluates each request's filter with the project's own query engine, so server-side filtering is
 real; it honours `resourceNames`, `orderBy`, `pageSize` (default 50, at most 1000) and
 `pageToken` (tokens are bound to the query they came from), records every request body, and can
-inject faults: `fail_next(429, n=2)` makes the next two requests fail with that status.
+inject faults: `fail_next(429, n=2)` makes the next two requests fail with that status, and
+`fail_next(503, after=1)` lets one request through first (a failure in the middle of paging).
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ class FakeLoggingServer:
     def __init__(self, entries: Iterable[dict[str, Any]] = ()) -> None:
         self.entries: list[dict[str, Any]] = list(entries)
         self.requests: list[dict[str, Any]] = []
-        self._faults: list[int] = []
+        self._faults: list[int | None] = []
         self._lock = threading.Lock()
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -45,9 +46,9 @@ class FakeLoggingServer:
         host, port = self._httpd.server_address[:2]
         return f"http://{host}:{port}"
 
-    def fail_next(self, status: int, n: int = 1) -> None:
+    def fail_next(self, status: int, n: int = 1, after: int = 0) -> None:
         with self._lock:
-            self._faults.extend([status] * n)
+            self._faults.extend([None] * after + [status] * n)
 
     def start(self) -> str:
         server = self
@@ -68,7 +69,9 @@ class FakeLoggingServer:
                 """Quiet: tests read `server.requests` instead of access logs."""
 
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
         self._thread.start()
         return self.url
 
