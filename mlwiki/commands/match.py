@@ -31,35 +31,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def match_rows(args: argparse.Namespace) -> list[dict[str, Any]]:
+    from mlwiki.diagnose import match
     from mlwiki.diagnose.collect import collection_for
-    from mlwiki.diagnose.match import Scan
-    from mlwiki.diagnose.signatures import SignatureSet
-    from mlwiki.diagnose.topology import Topology
     from mlwiki.wiki import find_wiki_root, load_wiki
 
     wiki = load_wiki(find_wiki_root(explicit=args.wiki))
     collection = collection_for(args.workload, args)
-    scan = Scan(SignatureSet(wiki.symptoms.values()), Topology(args.workload))
-    scan.add_all(collection.entries)
-    scan.finish()
-    for problem in scan.signatures.problems:
+    rows, problems = match.match_rows(wiki.symptoms.values(), collection.entries, args.workload)
+    for problem in problems:
         print(f"mlwiki match: warning: {problem}", file=sys.stderr)
-    hits = sorted(scan.relevant_hits(), key=lambda h: (h.time, h.insert_id, h.symptom))
-    return [
-        {
-            "insertId": hit.insert_id,
-            "timestamp": hit.timestamp,
-            "symptom": hit.symptom,
-            "role": hit.role,
-            "layer": hit.layer,
-            "host": hit.host,
-            "pod": hit.pod,
-            "field": hit.field,
-            "captures": hit.captures,
-            "quote": hit.quote,
-        }
-        for hit in hits
-    ]
+    return rows
 
 
 def handle(args: argparse.Namespace) -> int:

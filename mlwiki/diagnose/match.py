@@ -18,6 +18,7 @@ from mlwiki.diagnose.signatures import SignatureSet
 from mlwiki.diagnose.topology import Topology
 from mlwiki.logs.entry import entry_host, entry_pod
 from mlwiki.logs.store import synthetic_insert_id
+from mlwiki.wiki import Symptom
 
 CASCADE = "cascade"
 ROOT = "root"
@@ -131,3 +132,32 @@ class Scan:
             elif workload.encode() in orjson.dumps(self.entries[hit.index]):
                 kept.append(hit)
         return kept
+
+
+def match_rows(
+    symptoms: Iterable[Symptom], entries: Iterable[dict[str, Any]], workload: Optional[str] = None
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """The matcher's rows (`mlwiki match`, the MCP server's `match_logs`) and signature problems.
+
+    One row per entry × symptom matched, about `workload` when given, in time order.
+    """
+    scan = Scan(SignatureSet(symptoms), Topology(workload))
+    scan.add_all(entries)
+    scan.finish()
+    hits = sorted(scan.relevant_hits(), key=lambda h: (h.time, h.insert_id, h.symptom))
+    rows = [
+        {
+            "insertId": hit.insert_id,
+            "timestamp": hit.timestamp,
+            "symptom": hit.symptom,
+            "role": hit.role,
+            "layer": hit.layer,
+            "host": hit.host,
+            "pod": hit.pod,
+            "field": hit.field,
+            "captures": hit.captures,
+            "quote": hit.quote,
+        }
+        for hit in hits
+    ]
+    return rows, list(scan.signatures.problems)
