@@ -5,7 +5,7 @@ no loader (no file access) and `StrictUndefined` (a missing name is an error, ne
 string).
 
 Commands: each element of `command` is rendered on its own and stays one argument. An element
-whose rendering starts with `-` is refused unless the template itself starts with `-` (a flag the
+whose rendering starts with `-` is refused unless that `-` is the template's own text (a flag the
 wiki author wrote, like `--zone={{ zone }}`): values are checked, flags are not. An element that
 renders empty is left out, so optional flags can be written
 `{% if zone is defined %}--zone={{ zone }}{% endif %}`. For kubectl, `--context=…` and
@@ -215,7 +215,7 @@ def render_command(action: Action, values: Mapping[str, Any]) -> list[str]:
         rendered = _render(command_environment(), element, values, where)
         if rendered == "":
             continue
-        if rendered.startswith("-") and not element.startswith("-"):
+        if rendered.startswith("-") and not _authors_flag(element, values, where):
             raise BadInput(f"{where}: renders to {rendered!r}, which would be taken for a flag")
         if "\x00" in rendered or "\n" in rendered:
             raise BadInput(f"{where}: renders to a value with NUL or a line break")
@@ -223,6 +223,13 @@ def render_command(action: Action, values: Mapping[str, Any]) -> list[str]:
     if program == "kubectl":
         argv[1:1] = _kubectl_scope_flags(template, values)
     return argv
+
+
+def _authors_flag(element: str, values: Mapping[str, Any], where: str) -> bool:
+    """Whether the leading `-` is the template's own text (`--tail={{ n }}`, also inside an
+    `{% if %}`) rather than a value's: render again with every value replaced by a letter."""
+    probe = _render(command_environment(), element, {name: "x" for name in values}, where)
+    return probe.startswith("-")
 
 
 def _kubectl_scope_flags(template: list[str], values: Mapping[str, Any]) -> list[str]:

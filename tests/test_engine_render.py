@@ -1,0 +1,145 @@
+"""Rendering: commands stay argument lists, filters quote every value, helpers build clauses."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mlwiki.engine.actions import render, resolve_action_params
+from mlwiki.engine.render import AUTOSCALER_MESSAGE_ID_FIELDS, render_command, strip_group_names
+from mlwiki.errors import BadInput
+from mlwiki.logs.query import compile_filter
+from mlwiki.wiki import Action, load_wiki
+from tests.conftest import WIKI_ROOT
+from tests.test_engine_workflow import make_wiki
+
+SAMPLES = {
+    "k8s_name": "llm-pretrain",
+    "project_id": "demo-project",
+    "timestamp": "2025-01-01T00:00:00Z",
+    "duration": "1h",
+    "integer": "5",
+    "string": "abc",
+    "zone": "us-east5-b",
+    "kube_context": "gke_demo_us-east5_c1",
+}
+REAL_WIKI = load_wiki(WIKI_ROOT)
+START, END = "2025-01-01T00:00:00Z", "2025-01-02T00:00:00Z"
+
+
+def action(command: list[str], params: dict[str, Any], kind: str = "kubectl") -> Action:
+    data = {"id": "t", "kind": kind, "params": params, "command": command}
+    return Action("t", Path("t.json"), data, json.dumps(data))
+
+
+def sample_values(doc: Action) -> dict[str, Any]:
+    given = {}
+    for name, spec in doc.params.items():
+        if spec.get("required"):
+            given[name] = spec["values"][0] if spec["type"] == "enum" else SAMPLES[spec["type"]]
+    return resolve_action_params(doc, given)
+
+
+def test_values_stay_one_argument_and_flags_are_only_the_authors() -> None:
+    doc = action(
+        ["kubectl", "get", "pods", "-l", "app={{ app }}", "--selector={{ app }}", "{{ name }}"],
+        {"app": {"type": "string"}, "name": {"type": "string"}},
+    )
+    argv = render_command(doc, {"app": "a b;c", "name": "$(id)"})
+    assert argv == ["kubectl", "get", "pods", "-l", "app=a b;c", "--selector=a b;c", "$(id)"]
+    with pytest.raises(BadInput, match=r"command\[2\]: renders to '--all'"):
+        render_command(action(["kubectl", "get", "{{ name }}"], {}), {"name": "--all"})
+
+
+def test_optional_elements_and_scope_flags() -> None:
+    doc = action(
+        ["kubectl", "logs", "{{ pod }}", "{% if tail is defined %}--tail={{ tail }}{% endif %}"],
+        {"pod": {}, "tail": {}, "context": {}, "namespace": {}},
+    )
+    assert render_command(doc, {"pod": "p"}) == ["kubectl", "logs", "p"]
+    assert render_command(doc, {"pod": "p", "tail": 5, "context": "c", "namespace": "ml"}) == [
+        "kubectl", "--context=c", "--namespace=ml", "logs", "p", "--tail=5",
+    ]  # fmt: skip
+    placed = action(["kubectl", "-n", "{{ namespace }}", "get", "pods"], {"namespace": {}})
+    assert render_command(placed, {"namespace": "ml"}) == ["kubectl", "-n", "ml", "get", "pods"]
+    with pytest.raises(BadInput, match="must start with 'kubectl'"):
+        render_command(action(["sh", "-c", "x"], {}), {})
+    with pytest.raises(BadInput, match="cannot render"):
+        render_command(action(["kubectl", "get", "{{ missing }}"], {}), {})
+
+
+def test_filter_values_are_quoted_and_cannot_escape(tmp_path: Path) -> None:
+    wiki = load_wiki(make_wiki(tmp_path))
+    doc = wiki.actions["find-demo-oom"]
+    rendered = render(doc, {"workload": 'x" OR "', "start": START, "end": END}, wiki)
+    assert '"x\\" OR \\""' in rendered
+    compiled = compile_filter(rendered)
+    assert not compiled.matches({"textPayload": "Ran out of memory in memory space hbm"})
+
+
+def test_symptom_match_joins_signatures_without_group_names(tmp_path: Path) -> None:
+    wiki = load_wiki(make_wiki(tmp_path))
+    rendered = render(
+        wiki.actions["find-demo-oom"],
+        {"workload": "w", "start": "2025-01-01T00:00:00Z", "end": "2025-01-02T00:00:00Z"},
+        wiki,
+    )
+    assert (
+        'textPayload=~"(?:Ran out of memory in memory space (?:hbm))|(?:task (?:[0-9]+) OOM)"'
+        in rendered
+    )
+    # The page's example is a plain line, not a messageId: no autoscaler paths.
+    assert not any(path in rendered for path in AUTOSCALER_MESSAGE_ID_FIELDS)
+    assert strip_group_names(r"\(?P<x>a)[(?P<y>]b(?<z>c)") == r"\(?P<x>a)[(?P<y>]b(?:c)"
+
+
+@pytest.mark.parametrize("action_id", sorted(REAL_WIKI.actions))
+def test_every_wiki_action_renders(action_id: str) -> None:
+    doc = REAL_WIKI.actions[action_id]
+    rendered = render(doc, sample_values(doc), REAL_WIKI)
+    if doc.kind == "log_query":
+        compile_filter(rendered, action_id)
+        assert len(rendered) <= 20000
+    else:
+        assert rendered[0] == doc.kind and all(isinstance(arg, str) for arg in rendered)
+
+
+def _entry_with(field: str, text: str) -> dict[str, Any]:
+    entry: dict[str, Any] = {}
+    target = entry
+    parts = field.split(".")
+    for part in parts[:-1]:
+        target = target.setdefault(part, {})
+    target[parts[-1]] = text
+    return entry
+
+
+@pytest.mark.parametrize("symptom_id", sorted(REAL_WIKI.symptoms))
+def test_symptom_match_finds_every_example_of_its_page(symptom_id: str) -> None:
+    from mlwiki.engine.render import symptom_clauses
+
+    symptom = REAL_WIKI.symptoms[symptom_id]
+    if not symptom.signatures:
+        pytest.skip("page without signatures")
+    compiled = compile_filter(str(symptom_clauses(REAL_WIKI, symptom_id)), symptom_id)
+    fields = {s.field for s in symptom.signatures}
+    for example in symptom.examples:
+        candidates = [example.field] if example.field else [f or "textPayload" for f in fields]
+        assert any(compiled.matches(_entry_with(f, example.line)) for f in candidates), example.line
+
+
+def test_autoscaler_message_ids_are_matched_by_path() -> None:
+    from mlwiki.engine.render import symptom_clauses
+
+    compiled = compile_filter(str(symptom_clauses(REAL_WIKI, "capacity-stockout-or-quota")))
+    entry = {
+        "jsonPayload": {
+            "resultInfo": {
+                "results": [{"errorMsg": {"messageId": "scale.up.error.out.of.resources"}}]
+            }
+        }
+    }
+    assert compiled.matches(entry)
