@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from mlwiki.wiki import load_wiki
@@ -58,13 +59,16 @@ def test_instructions_in_log_text_stay_fenced_data(tmp_path: Path) -> None:
     folder = single_host_crash(wiki, "process-segfault", tmp_path / "s", seed=9, injected=INJECTION)
     workload = json.loads((folder / "expected.json").read_text())["workload"]
     findings = findings_of(workload, folder)
-    assert findings["status"] == "diagnosed" and findings["actions_run"] == []
+    assert findings["status"] == "diagnosed" and findings["approvals"] == []
+    for run in findings["actions_run"]:  # read-only verification only; nothing was approved
+        assert run["workflow"].startswith("verify-")
+        assert all(step["status"] != "awaiting_approval" for step in run["steps"])
     assert any(INJECTION.strip() in item["quote"] for item in findings["evidence"])
     report = run_cli("troubleshoot", workload, "--bundle", str(folder)).stdout
-    for line in report.splitlines():
-        if "ignore previous instructions" in line:
-            assert not line.startswith(("#", "-", "|", ">")), line  # only inside code blocks
-    assert "```text\n" in report
+    outside_code = re.sub(r"(`{3,})text\n.*?\n\1", "", report, flags=re.S)
+    outside_code = re.sub(r"(`+)[^`].*?\1", "", outside_code)
+    assert "ignore previous instructions" in report
+    assert "ignore previous instructions" not in outside_code  # only ever inside code
 
 
 def test_cascades_only_is_inconclusive_and_names_the_pointed_host(tmp_path: Path) -> None:

@@ -29,6 +29,8 @@ class Collection:
     window: Optional[tuple[float, float]]
     partial: bool
     reasons: list[str]
+    session: Any = None  # mlwiki.logs.session.LogSession, when already made
+    bundle: Optional[Path] = None
 
 
 def _window_bounds(window: Optional[Window]) -> Optional[tuple[float, float]]:
@@ -46,16 +48,45 @@ def from_bundle(path: Path | str, window: Optional[Window] = None) -> Collection
             if store.add(entry):
                 yield entry
 
-    return Collection(entries(), store, [str(path)], bounds, False, [])
+    return Collection(entries(), store, [str(path)], bounds, False, [], bundle=Path(path))
 
 
 def from_cloud(
     workload: Optional[str], project: Optional[str], window: Optional[Window]
 ) -> Collection:
-    """Entries from Cloud Logging through the log session's few broad queries."""
+    """Entries from Cloud Logging through the log session's few broad queries (see D1's plan)."""
     from mlwiki.errors import BadInput
+    from mlwiki.logs.session import LogSession
+    from mlwiki.timewindow import resolve_window
 
-    raise BadInput("--project: Cloud Logging collection is not wired yet; use --bundle")
+    if not project:
+        raise BadInput("--project: needed to read Cloud Logging (or give --bundle)")
+    if not workload:
+        raise BadInput("WORKLOAD: needed to read Cloud Logging (the broad queries select it)")
+    window = window or resolve_window()
+    session = LogSession.from_cloud(project, window, workload)
+    report = session.report
+    return Collection(
+        session.entries(),
+        session.store,
+        list(report.sources),
+        _window_bounds(window),
+        report.partial,
+        list(report.reasons),
+        session=session,
+    )
+
+
+def session_of(collection: Collection) -> Any:
+    """The log session over the collection's store (after the pass has filled it)."""
+    from mlwiki.logs.report import SourceReport
+    from mlwiki.logs.session import LogSession
+
+    if collection.session is None:
+        report = SourceReport(source="bundle", sources=collection.sources)
+        report.entries = len(collection.store)
+        collection.session = LogSession(collection.store, report)
+    return collection.session
 
 
 def window_from_flags(args: Any) -> Optional[Window]:

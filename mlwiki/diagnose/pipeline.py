@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
-from mlwiki.diagnose.collect import Collection, from_bundle
+from mlwiki.diagnose.collect import Collection, from_bundle, from_cloud, session_of
 from mlwiki.diagnose.disruptions import Disruption, find_disruptions
 from mlwiki.diagnose.findings import Context, build_findings, ensure_valid
 from mlwiki.diagnose.match import Scan
@@ -14,7 +14,7 @@ from mlwiki.diagnose.report import render_report
 from mlwiki.diagnose.signatures import SignatureSet
 from mlwiki.diagnose.topology import Topology
 from mlwiki.diagnose.triage import triage
-from mlwiki.errors import BadInput
+from mlwiki.diagnose.verify_workflows import WorkflowVerifier
 from mlwiki.timewindow import Window
 from mlwiki.wiki import Wiki, load_wiki
 
@@ -39,7 +39,7 @@ def analyse(
     source: Collection,
     *,
     project: Optional[str] = None,
-    verifier: Optional[Any] = None,
+    verify: bool = True,
 ) -> Diagnosis:
     """Diagnose `workload` from the entries of `source` (one pass over them)."""
     symptoms = wiki.symptoms
@@ -61,8 +61,10 @@ def analyse(
         partial = True
     context = Context(workload, project, window, source.sources, partial, reasons)
     findings, evidence = build_findings(wiki, scan, disruptions, context, missing)
-    if verifier is not None:
-        verifier(findings, disruptions)
+    if verify and disruptions:
+        WorkflowVerifier(wiki, session_of(source), workload, project, source.bundle)(
+            findings, disruptions
+        )
     findings["data"]["problems"] = scan.signatures.problems
     ensure_valid(wiki, findings)
     cited = {eid: scan.entries[hit.index] for eid, hit in evidence.hits.items()}
@@ -127,10 +129,12 @@ def diagnose(
     window: Optional[Window] = None,
     bundle: Optional[Path | str] = None,
     wiki: Optional[Wiki] = None,
+    verify: bool = True,
 ) -> Diagnosis:
     """Diagnose `workload` from an offline bundle or Cloud Logging (see the package docstring)."""
     wiki = wiki or load_wiki()
-    if bundle is None:
-        raise BadInput("--bundle: an offline bundle is needed (Cloud Logging is not available)")
-    collection = from_bundle(bundle, window)
-    return analyse(wiki, workload, collection, project=project)
+    if bundle is not None:
+        collection = from_bundle(bundle, window)
+    else:
+        collection = from_cloud(workload, project, window)
+    return analyse(wiki, workload, collection, project=project, verify=verify)
