@@ -260,3 +260,31 @@ def test_endpoint_variable_points_the_real_client_at_the_fake(
         },
     )
     assert [e["insertId"] for e in page["entries"]] == ["e000001"]
+
+
+def test_coverage_rule() -> None:
+    from mlwiki.logs.plan import Coverage, cluster_query, node_queries, workload_query
+
+    coverage = Coverage(WINDOW)
+    for query in [workload_query(WORKLOAD), *node_queries([PREEMPTED], WORKLOAD), cluster_query()]:
+        coverage.add(query)
+    covered = [
+        f'log_id("events") AND jsonPayload.involvedObject.name:"{WORKLOAD}" AND {BOUNDS}',
+        f'resource.labels.pod_name : "{WORKLOAD}-slice-1" {BOUNDS}',
+        f'resource.labels.node_name="{PREEMPTED}" AND log_id("kubelet") AND {BOUNDS}',
+        f'labels."compute.googleapis.com/resource_name"="{PREEMPTED}" AND {BOUNDS}',
+        f'(log_id("cloudaudit.googleapis.com/system_event") OR '
+        f'log_id("container.googleapis.com/cluster-autoscaler-visibility")) {BOUNDS}',
+    ]
+    not_covered = [
+        f'log_id("events") AND severity>=WARNING AND {BOUNDS}',  # cluster-wide
+        f'resource.labels.node_name="gke-other-1" AND {BOUNDS}',  # not a node of the workload
+        f'jsonPayload.involvedObject.name:"{WORKLOAD}"',  # no time bounds
+        'jsonPayload.involvedObject.name:"llm" AND timestamp>="2024-05-01T09:00:00Z" '
+        'AND timestamp<="2024-05-01T11:00:00Z"',  # starts before the window
+        f'NOT jsonPayload.involvedObject.name:"{WORKLOAD}" AND {BOUNDS}',
+    ]
+    assert [coverage.covers(compile_filter(text)) for text in covered] == [True] * len(covered)
+    assert [coverage.covers(compile_filter(text)) for text in not_covered] == [False] * len(
+        not_covered
+    )

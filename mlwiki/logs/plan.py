@@ -18,8 +18,9 @@ evaluates every action's filter locally on the fetched entries:
 **Coverage rule.** Each plan query is an OR of clauses. A filter is covered — answered from the
 fetched entries with no call — when its time bounds lie inside the run's window and it is
 implied by those clauses in a way that can be checked from its syntax: one of its top-level AND
-terms is a plan clause (compared as parsed, so spacing and quoting do not matter), or an OR
-whose every term is covered. Anything else (e.g. a cluster-wide event search) is fetched once
+terms is a plan clause (compared as parsed, so spacing and quoting do not matter), a
+`field:"text"` or `field="text"` whose text contains the needle of a plan clause `field:"needle"`,
+or an OR whose every term is covered. Anything else (e.g. a cluster-wide event search) is fetched once
 with its own filter, bounded by the run's window, counted in the report, and its entries are
 added to the store; the same filter is never fetched twice.
 """
@@ -30,7 +31,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from mlwiki.logs.entry import JOBSET_LABELS, NODE_LABEL
-from mlwiki.logs.query import And, Filter, Node, Or, compile_filter, quote
+from mlwiki.logs.query import And, Compare, Filter, Node, Or, compile_filter, quote
 from mlwiki.timewindow import Window
 
 MAX_FILTER_CHARS = 18_000  # the API's limit is 20,000; leave room for the time bounds
@@ -108,6 +109,8 @@ class Coverage:
 
     window: Window
     clauses: set[Node] = field(default_factory=set)
+    # path -> lower-cased needles of covered `path:"needle"` clauses
+    substrings: dict[tuple[str, ...], list[str]] = field(default_factory=dict)
 
     def add(self, query: PlannedQuery) -> None:
         """Everything the query matches (inside the window) is now in the store."""
@@ -115,11 +118,19 @@ class Coverage:
             if text:
                 tree = compile_filter(text).tree
                 self.clauses.add(tree)
-                self.clauses.update(_disjuncts(tree))
+                for clause in _disjuncts(tree):
+                    self.clauses.add(clause)
+                    if isinstance(clause, Compare) and clause.op == ":":
+                        needles = self.substrings.setdefault(clause.path, [])
+                        needles.append(clause.value.text.lower())
 
     def _implied(self, node: Node) -> bool:
         if node in self.clauses:
             return True
+        if isinstance(node, Compare) and node.op in (":", "="):
+            # A field equal to, or containing, "llm-pretrain-slice-1" contains "llm-pretrain-".
+            value = node.value.text.lower()
+            return any(needle in value for needle in self.substrings.get(node.path, ()))
         if isinstance(node, And):
             return any(self._implied(item) for item in node.items)
         if isinstance(node, Or):

@@ -214,8 +214,8 @@ class Global:
 class Call:
     name: str
     args: tuple[Union[tuple[str, ...], Literal], ...]
-    line: int
-    column: int
+    line: int = field(default=0, compare=False)
+    column: int = field(default=0, compare=False)
 
 
 Node = Union[MatchAll, And, Or, Not, Compare, Exists, Global, Call]
