@@ -115,3 +115,26 @@ def test_roles_unreachable_is_skipped_not_missing(monkeypatch) -> None:
     [check] = check_roles("tpu-prod-123", requests.Session)
     assert check.status == SKIPPED and "could not test" in check.detail
     assert os.environ["MLWIKI_RESOURCE_MANAGER_ENDPOINT"].startswith("http://127.0.0.1")
+
+
+@pytest.fixture
+def gcs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    from tests.fakes.gcs import running_emulator
+
+    yield from running_emulator(tmp_path, monkeypatch)
+
+
+def test_bucket_permissions_checked_with_the_real_storage_client(gcs) -> None:
+    from mlwiki.doctor import check_bucket
+
+    [check] = check_bucket(gcs.bucket_name)
+    assert check.status == OK, check.detail
+    assert check.name == f"roles/storage.objectAdmin on gs://{gcs.bucket_name}"
+
+
+def test_bucket_check_skipped_when_storage_is_unreachable(monkeypatch) -> None:
+    from mlwiki.doctor import check_bucket
+
+    monkeypatch.setenv("STORAGE_EMULATOR_HOST", "http://127.0.0.1:9")
+    [check] = check_bucket("cc-handoff")
+    assert check.status == SKIPPED and "could not test" in check.detail
