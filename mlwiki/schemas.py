@@ -10,6 +10,8 @@ from typing import Any, Optional
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
+from mlwiki.errors import BadInput
+
 FRONTMATTER = "frontmatter.schema.json"
 ACTION = "action.schema.json"
 WORKFLOW = "workflow.schema.json"
@@ -22,7 +24,10 @@ def _load(schema_dir: Path) -> tuple[dict[str, dict[str, Any]], Registry]:
     schemas: dict[str, dict[str, Any]] = {}
     registry: Registry = Registry()
     for path in sorted(schema_dir.glob("*.schema.json")):
-        schema = json.loads(path.read_text(encoding="utf-8"))
+        try:
+            schema = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+            raise BadInput(f"{path}: cannot read this JSON Schema: {error}") from error
         schemas[path.name] = schema
         registry = registry.with_resource(schema["$id"], Resource.from_contents(schema))
     return schemas, registry

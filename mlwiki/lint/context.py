@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -9,7 +10,7 @@ from typing import Any, Optional
 
 import re2
 
-from mlwiki.lint.markdown import MarkdownDoc, parse_markdown
+from mlwiki.lint.markdown import Link, MarkdownDoc, Target, parse_markdown, resolve_link
 from mlwiki.lint.model import Finding
 from mlwiki.wiki import MESSAGE_FIELDS, SCHEMAS_DIR, LoadProblem, Page, Symptom, Wiki, read_text
 
@@ -23,6 +24,7 @@ def _quiet_options() -> Any:
 
 
 RE2_OPTIONS = _quiet_options()
+SET_CHUNK = 256  # patterns per RE2 set (see LintContext.signature_sets)
 
 
 def compile_re2(pattern: str) -> tuple[Any, Optional[str]]:
@@ -48,6 +50,9 @@ class LintContext:
     # Files that failed to load (frontmatter or JSON): schema rules skip them, the load rules
     # already said what is wrong.
     extra_problems: list[LoadProblem] = field(default_factory=list)
+    _resolved: dict[Path, list[tuple[Link, Optional[Target]]]] = field(default_factory=dict)
+    _targets: dict[Path, tuple[bool, bool]] = field(default_factory=dict)
+    _matches: dict[str, list[CompiledSignature]] = field(default_factory=dict)
 
     @property
     def root(self) -> Path:
@@ -103,6 +108,28 @@ class LintContext:
             )
         return pages + [p for p in others if p.is_file()]
 
+    def resolved_links(self, path: Path, doc: MarkdownDoc) -> list[tuple[Link, Optional[Target]]]:
+        """The links of a Markdown file with where they point (None: external), resolved once."""
+        resolved = self._resolved.get(path)
+        if resolved is None:
+            resolved = [(link, resolve_link(path, link.href)) for link in doc.links]
+            self._resolved[path] = resolved
+        return resolved
+
+    def exists(self, path: Path) -> bool:
+        return self._target(path)[1]
+
+    def in_repository(self, path: Path) -> bool:
+        return self._target(path)[0]
+
+    def _target(self, path: Path) -> tuple[bool, bool]:
+        """(inside the repository, exists) of a link target, looked up once per target."""
+        known = self._targets.get(path)
+        if known is None:
+            inside = str(path).startswith(str(self.wiki.repo_root) + os.sep)
+            known = self._targets[path] = (inside, inside and path.exists())
+        return known
+
     @cached_property
     def page_by_path(self) -> dict[Path, Page]:
         return {page.path: page for page in self.wiki.pages.values()}
@@ -122,19 +149,41 @@ class LintContext:
         return compiled
 
     @cached_property
-    def signature_set(self) -> Any:
-        """One RE2 set of all signatures: one scan of a line says which of them match it."""
-        search_set = re2.Set.SearchSet(RE2_OPTIONS)
-        for signature in self.signatures:
-            search_set.Add(signature.pattern)
-        search_set.Compile()
-        return search_set
+    def signature_sets(self) -> list[tuple[int, Any]]:
+        """All signatures as RE2 sets, compiled once: one scan per set says which match a line.
+
+        Sets of a few hundred patterns each: one set of thousands of unanchored patterns
+        overflows RE2's DFA cache and gets several times slower per line.
+        """
+        sets: list[tuple[int, Any]] = []
+        for offset in range(0, len(self.signatures), SET_CHUNK):
+            search_set = re2.Set.SearchSet(RE2_OPTIONS)
+            for signature in self.signatures[offset : offset + SET_CHUNK]:
+                search_set.Add(signature.pattern)
+            search_set.Compile()
+            sets.append((offset, search_set))
+        return sets
 
     def matching_signatures(self, line: str) -> list[CompiledSignature]:
-        return [self.signatures[i] for i in self.signature_set.Match(line) or []]
+        """Every signature (of any page) found in `line`, in wiki order."""
+        found = self._matches.get(line)
+        if found is None:
+            hits = sorted(
+                offset + i for offset, chunk in self.signature_sets for i in chunk.Match(line) or []
+            )
+            found = [self.signatures[i] for i in hits]
+            self._matches[line] = found
+        return found
 
     def own_signatures(self, symptom: Symptom) -> list[CompiledSignature]:
-        return [s for s in self.signatures if s.symptom == symptom.id]
+        return self._signatures_by_symptom.get(symptom.id, [])
+
+    @cached_property
+    def _signatures_by_symptom(self) -> dict[str, list[CompiledSignature]]:
+        grouped: dict[str, list[CompiledSignature]] = {}
+        for signature in self.signatures:
+            grouped.setdefault(signature.symptom, []).append(signature)
+        return grouped
 
 
 def applies_to(signature_field: Optional[str], example_field: Optional[str]) -> bool:

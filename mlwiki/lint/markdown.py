@@ -6,10 +6,13 @@ hold a link, a code span, HTML or an escape; a plain paragraph is prose as it st
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
-from typing import Any
+from functools import cached_property, lru_cache
+from pathlib import Path
+from typing import Any, Optional
+from urllib.parse import unquote
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
@@ -42,7 +45,7 @@ class MarkdownDoc:
     links: list[Link] = field(default_factory=list)
     prose: list[tuple[str, int]] = field(default_factory=list)  # (text, line), code excluded
 
-    @property
+    @cached_property
     def anchors(self) -> set[str]:
         return anchors_of([h.text for h in self.headings])
 
@@ -62,10 +65,52 @@ def anchors_of(titles: list[str]) -> set[str]:
     return anchors
 
 
+_SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:|^//")
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where a relative link points."""
+
+    path: Optional[Path]  # None for an anchor into the same file
+    anchor: str
+
+
+def resolve_link(source: Path, href: str) -> Optional[Target]:
+    """Where a relative link points; None for external links (http:, mailto:, //host)."""
+    if _SCHEME.match(href):
+        return None
+    raw_path, _, anchor = href.partition("#")
+    raw_path = raw_path.split("?", 1)[0]
+    if not raw_path:
+        return Target(None, unquote(anchor))
+    return Target(_join(source.parent, unquote(raw_path)), unquote(anchor))
+
+
+@lru_cache(maxsize=65536)
+def _join(folder: Path, relative: str) -> Path:
+    """Normalise `folder/relative` lexically (no symlinks followed); pages share many targets."""
+    return Path(os.path.normpath(os.path.join(folder, relative)))
+
+
 @lru_cache(maxsize=1)
 def _parser() -> MarkdownIt:
-    # The core "inline" rule is off: _inline() runs the inline parser only where it matters.
-    return MarkdownIt("commonmark").disable("inline")
+    # The core "inline" rule is off: parse_markdown runs an inline parser only where it matters.
+    return _keep_hrefs(MarkdownIt("commonmark").disable("inline"))
+
+
+@lru_cache(maxsize=1)
+def _links_parser() -> MarkdownIt:
+    """Inline parsing for paragraphs: links, images, code spans, HTML, escapes; no emphasis
+    (it cannot hide a link or a code span, and only heading slugs need its exact text)."""
+    return _keep_hrefs(MarkdownIt("commonmark").disable(["inline", "emphasis", "fragments_join"]))
+
+
+def _keep_hrefs(md: MarkdownIt) -> MarkdownIt:
+    """Keep link targets as written: resolve_link decodes them itself, so markdown-it's
+    percent-encoding pass (a large share of its time on link-heavy pages) is not needed."""
+    md.normalizeLink = lambda url: url  # type: ignore[method-assign]
+    return md
 
 
 def parse_markdown(text: str, first_line: int = 1) -> MarkdownDoc:
@@ -85,7 +130,8 @@ def parse_markdown(text: str, first_line: int = 1) -> MarkdownDoc:
         is_heading = index > 0 and tokens[index - 1].type == "heading_open"
         if is_heading or _INLINE_TRIGGERS.search(token.content):
             children: list[Token] = []
-            md.inline.parse(token.content, md, env, children)
+            inline = md if is_heading else _links_parser()
+            inline.inline.parse(token.content, inline, env, children)
             text_parts = _walk_inline(children, line, doc)
         else:
             doc.prose.append((token.content, line))

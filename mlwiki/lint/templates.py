@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from jinja2 import meta, nodes
+from jinja2 import nodes
 from jinja2.exceptions import TemplateSyntaxError
 from jinja2.parser import Parser
 from jinja2.sandbox import SandboxedEnvironment
@@ -32,13 +32,16 @@ def environment() -> SandboxedEnvironment:
     return SandboxedEnvironment()
 
 
+@lru_cache(maxsize=4096)
 def parse_template(source: str) -> nodes.Template:
+    """Parse a template once (the AST is shared: callers only read it)."""
     try:
         return environment().parse(source)
     except TemplateSyntaxError as error:
         raise TemplateProblem(f"template does not parse: {error.message}") from error
 
 
+@lru_cache(maxsize=4096)
 def parse_expression(source: str) -> nodes.Template:
     """Parse one Jinja2 expression (like `Environment.compile_expression`) into a template AST."""
     try:
@@ -56,8 +59,14 @@ def parse_expression(source: str) -> nodes.Template:
 
 
 def free_names(tree: nodes.Template) -> set[str]:
-    """Names the template reads from its context (loop variables and `set` names excluded)."""
-    return set(meta.find_undeclared_variables(tree))
+    """Names the template reads from its context: loaded names minus those it binds itself
+    (loop variables, `set`, macro params). Simpler than jinja2.meta's scope tracking, and
+    enough for the short templates of actions and workflows."""
+    loaded: set[str] = set()
+    bound: set[str] = set()
+    for name in tree.find_all(nodes.Name):
+        (loaded if name.ctx == "load" else bound).add(name.name)
+    return loaded - bound
 
 
 def accesses(tree: nodes.Node) -> list[Access]:

@@ -9,7 +9,6 @@ from pathlib import Path
 from mlwiki.index import index_path, render_index
 from mlwiki.lint.context import LintContext
 from mlwiki.lint.model import Finding
-from mlwiki.lint.rules.links import resolve_link
 from mlwiki.wiki import read_text
 
 
@@ -48,8 +47,7 @@ def orphan_page(ctx: LintContext) -> Iterator[Finding]:
     """A page that no other file links to (INDEX.md included) and no other page lists as related."""
     reached: set[Path] = set()
     for source, doc in ctx.markdown_docs.items():
-        for link in doc.links:
-            target = resolve_link(source, link.href)
+        for _, target in ctx.resolved_links(source, doc):
             if target is not None and target.path is not None and target.path != source:
                 reached.add(target.path)
     for page in ctx.wiki.pages.values():

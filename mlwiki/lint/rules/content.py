@@ -40,8 +40,11 @@ def placeholder_text(ctx: LintContext, path: Path, doc: MarkdownDoc) -> Iterator
             )
         for text, line in texts:
             yield from _placeholders(path, line, text)
-    for text, line in doc.prose:
-        yield from _placeholders(path, line, text)
+    if PLACEHOLDER.search(
+        "\n".join(text for text, _ in doc.prose)
+    ):  # one scan for the usual clean page
+        for text, line in doc.prose:
+            yield from _placeholders(path, line, text)
 
 
 def placeholder_field(ctx: LintContext, doc: JsonDoc) -> Iterator[Finding]:

@@ -2,52 +2,29 @@
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
-from urllib.parse import unquote
 
 from mlwiki.lint.context import LintContext
 from mlwiki.lint.markdown import MarkdownDoc, parse_markdown
 from mlwiki.lint.model import Finding
 from mlwiki.wiki import Page, read_text
 
-_SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:|^//")
 _LINE_ANCHOR = re.compile(r"^L\d+(-L\d+)?$")  # GitHub's line anchors on any file
 
 
-@dataclass(frozen=True)
-class Target:
-    path: Optional[Path]  # None for an anchor into the same file
-    anchor: str
-
-
-def resolve_link(source: Path, href: str) -> Optional[Target]:
-    """Where a relative link points; None for external links (http:, mailto:, //host)."""
-    if _SCHEME.match(href):
-        return None
-    raw_path, _, anchor = href.partition("#")
-    raw_path = raw_path.split("?", 1)[0]
-    if not raw_path:
-        return Target(None, unquote(anchor))
-    return Target(Path(os.path.normpath(source.parent / unquote(raw_path))), unquote(anchor))
-
-
 def broken_link(ctx: LintContext, path: Path, doc: MarkdownDoc) -> Iterator[Finding]:
-    repo = ctx.wiki.repo_root
-    for link in doc.links:
+    for link, target in ctx.resolved_links(path, doc):
         if not link.href.strip():
             yield Finding(path, link.line, "empty link target")
             continue
-        target = resolve_link(path, link.href)
         if target is None or target.path is None:
             continue
-        if not target.path.is_relative_to(repo):
+        if not ctx.in_repository(target.path):
             yield Finding(path, link.line, f"link '{link.href}' leaves the repository")
-        elif not target.path.exists():
+        elif not ctx.exists(target.path):
             yield Finding(
                 path,
                 link.line,
@@ -56,12 +33,11 @@ def broken_link(ctx: LintContext, path: Path, doc: MarkdownDoc) -> Iterator[Find
 
 
 def broken_anchor(ctx: LintContext, path: Path, doc: MarkdownDoc) -> Iterator[Finding]:
-    for link in doc.links:
-        target = resolve_link(path, link.href)
+    for link, target in ctx.resolved_links(path, doc):
         if target is None or not target.anchor:
             continue
         target_path = target.path or path
-        if target_path.suffix != ".md" or not target_path.is_file():
+        if target_path.suffix != ".md" or not ctx.exists(target_path):
             continue  # a missing file is broken-link's finding; other files have no headings
         anchors = _anchors(ctx, target_path)
         if (

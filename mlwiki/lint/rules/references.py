@@ -24,8 +24,8 @@ FILTER_HELPERS = frozenset({"workload_selector", "time_window", "symptom_match"}
 def _action_templates(action: Action) -> Iterator[tuple[str, str]]:
     """(where, template text) of every templated part of an action."""
     for index, element in enumerate(action.command):
-        if isinstance(element, str):
-            yield f"command[{index}]", element
+        if isinstance(element, str) and ("{" in element or "}" in element):
+            yield f"command[{index}]", element  # an element without braces is a literal
     if isinstance(action.filter, str):
         yield "filter", action.filter
 

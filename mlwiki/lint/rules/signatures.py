@@ -51,31 +51,33 @@ def unknown_group(ctx: LintContext, symptom: Symptom) -> Iterator[Finding]:
 
 
 def example_unmatched(ctx: LintContext, symptom: Symptom) -> Iterator[Finding]:
-    own = ctx.own_signatures(symptom)
     line = symptom.page.line_of("examples")
     for index, example in enumerate(symptom.examples):
-        candidates = [s for s in own if applies_to(s.field, example.field)]
-        if not any(s.regex.search(example.line) for s in candidates):
+        matched = [s for s in ctx.matching_signatures(example.line) if s.symptom == symptom.id]
+        if not any(applies_to(s.field, example.field) for s in matched):
+            applicable = sum(
+                applies_to(s.field, example.field) for s in ctx.own_signatures(symptom)
+            )
             where = f" (field {example.field})" if example.field else ""
             yield Finding(
                 symptom.page.path,
                 line,
-                f"examples[{index}]{where} matches none of this page's {len(candidates)} applicable signature(s): {example.line[:120]!r}",
+                f"examples[{index}]{where} matches none of this page's {applicable} applicable "
+                f"signature(s): {example.line[:120]!r}",
             )
 
 
 def counter_example_matched(ctx: LintContext, symptom: Symptom) -> Iterator[Finding]:
-    own = ctx.own_signatures(symptom)
     line = symptom.page.line_of("counter_examples")
     for index, example in enumerate(symptom.counter_examples):
-        for signature in own:
-            if signature.regex.search(example.line):
-                yield Finding(
-                    symptom.page.path,
-                    line,
-                    f"counter_examples[{index}] matches this page's signature '{signature.pattern}': {example.line[:120]!r}",
-                )
-                break
+        own = [s for s in ctx.matching_signatures(example.line) if s.symptom == symptom.id]
+        if own:
+            yield Finding(
+                symptom.page.path,
+                line,
+                f"counter_examples[{index}] matches this page's signature '{own[0].pattern}': "
+                f"{example.line[:120]!r}",
+            )
 
 
 def example_overlap(ctx: LintContext, symptom: Symptom) -> Iterator[Finding]:
