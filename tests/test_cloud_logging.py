@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import io
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,6 +16,7 @@ from mlwiki.errors import BadInput
 from mlwiki.logs.cloud import ENDPOINT_ENV, LoggingFetcher, RequestBudget, RetryPolicy, make_client
 from mlwiki.logs.query import compile_filter
 from mlwiki.logs.session import LogSession
+from mlwiki.progress import Progress
 from mlwiki.timewindow import Window, format_timestamp, timestamp_ns
 from mlwiki.wiki import Wiki, load_wiki
 from tests.conftest import WIKI_ROOT
@@ -288,3 +290,18 @@ def test_coverage_rule() -> None:
     assert [coverage.covers(compile_filter(text)) for text in not_covered] == [False] * len(
         not_covered
     )
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize(("stream_type", "shown"), [(io.StringIO, False), (_Terminal, True)])
+def test_progress_is_shown_only_on_a_terminal(
+    server: FakeLoggingServer, stream_type: type[io.StringIO], shown: bool
+) -> None:
+    stream = stream_type()
+    with Progress(stream) as progress:
+        fetcher_for(server, [], progress=progress).fetch("workload", 'log_id("events")', WINDOW)
+    assert bool(stream.getvalue()) is shown
