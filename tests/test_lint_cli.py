@@ -201,3 +201,24 @@ def test_wiki_linter_script_of_the_repository_runs(tmp_path: Path) -> None:
     assert result.returncode in (0, 1), result.stderr
     report = json.loads(result.stdout)
     assert report["status"] == ("PASS" if result.returncode == 0 else "FAIL")
+
+
+def test_ci_workflow_and_pre_commit_hook_run_the_linter() -> None:
+    import yaml
+
+    workflow = yaml.safe_load((REPO_ROOT / ".github" / "workflows" / "wiki-lint.yml").read_text())
+    steps = workflow["jobs"]["lint"]["steps"]
+    runs = " ".join(str(step.get("run", "")) for step in steps)
+    assert "_wiki/wiki_linter.py --format sarif --output wiki-lint.sarif" in runs
+    assert "mlwiki index --check" in runs
+    upload = next(
+        step
+        for step in steps
+        if str(step.get("uses", "")).startswith("github/codeql-action/upload-sarif")
+    )
+    assert upload["with"]["sarif_file"] == "wiki-lint.sarif"
+    assert workflow["permissions"]["security-events"] == "write"
+    hooks = yaml.safe_load((REPO_ROOT / ".pre-commit-hooks.yaml").read_text())
+    hook = next(h for h in hooks if h["id"] == "mlwiki-lint")
+    assert hook["language"] == "python" and hook["pass_filenames"] is False
+    assert hook["files"] == "^_wiki/" and hook["entry"].startswith("mlwiki lint")

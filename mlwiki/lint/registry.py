@@ -242,7 +242,7 @@ RULES: tuple[Rule, ...] = (
         "E502",
         "shell-command",
         SCOPE_ACTION,
-        "A command runs a shell or an element holds shell syntax (| ; & ` $( ${ > < newline).",
+        "A command runs a shell, or an element holds shell syntax: a pipe, `;`, `&`, a backtick, `$(`, `${`, a redirect or a newline.",
         safety.shell_command,
     ),
     Rule(
@@ -322,7 +322,7 @@ RULES: tuple[Rule, ...] = (
         "E801",
         "placeholder-text",
         SCOPE_MARKDOWN,
-        "Prose holds TODO, TBD, FIXME, XXX or lorem ipsum (code and log examples are not prose).",
+        "Prose holds `TODO`, `TBD`, `FIXME`, `XXX` or `lorem ipsum` (code spans, fences and log examples are not prose).",
         content.placeholder_text,
     ),
     Rule(
