@@ -125,7 +125,8 @@ def _iter_array(stream: IO[str], path: Path, first_line: int) -> Iterator[dict[s
     decoder = json.JSONDecoder()
     buffer = ""
     position = 0
-    line = first_line  # line number of buffer[0] in the file, for messages
+    line = first_line  # line number of buffer[mark] in the file, for messages
+    mark = 0  # newlines are counted incrementally from here (never from the buffer's start)
     expect_value = True
     eof = False
     while True:
@@ -135,8 +136,8 @@ def _iter_array(stream: IO[str], path: Path, first_line: int) -> Iterator[dict[s
                 position += 1
             if position < len(buffer) or eof:
                 break
-            line += buffer.count("\n")
-            buffer, position = stream.read(_CHUNK), 0
+            line += buffer.count("\n", mark)
+            buffer, position, mark = stream.read(_CHUNK), 0, 0
             eof = buffer == ""
         if position >= len(buffer):
             raise BadInput(f"{path}:{line}: unexpected end of file: the JSON array is not closed")
@@ -148,27 +149,28 @@ def _iter_array(stream: IO[str], path: Path, first_line: int) -> Iterator[dict[s
             position += 1
             continue
         if not expect_value:
-            here = line + buffer.count("\n", 0, position)
+            here = line + buffer.count("\n", mark, position)
             raise BadInput(f"{path}:{here}: expected ',' or ']' between log entries")
         try:
             entry, end = decoder.raw_decode(buffer, position)
         except json.JSONDecodeError as error:
             if eof:
-                here = line + buffer.count("\n", 0, error.pos)
+                here = line + buffer.count("\n", mark, error.pos)
                 raise BadInput(f"{path}:{here}: invalid JSON: {error.msg}") from None
             # The object may continue past the buffer: drop what is consumed and read more.
-            line += buffer.count("\n", 0, position)
+            line += buffer.count("\n", mark, position)
             more = stream.read(_CHUNK)
             eof = more == ""
-            buffer, position = buffer[position:] + more, 0
+            buffer, position, mark = buffer[position:] + more, 0, 0
             continue
-        here = line + buffer.count("\n", 0, position)
-        yield _checked(entry, path, here)
+        line += buffer.count("\n", mark, position)
+        mark = position
+        yield _checked(entry, path, line)
         expect_value = False
         position = end
         if position > _CHUNK:
-            line += buffer.count("\n", 0, position)
-            buffer, position = buffer[position:], 0
+            line += buffer.count("\n", mark, position)
+            buffer, position, mark = buffer[position:], 0, 0
 
 
 def load_bundle(

@@ -86,11 +86,14 @@ def _autoscaler_message_ids(entry: dict[str, Any]) -> list[str]:
     return sorted(set(found))
 
 
+_MESSAGE_PATHS = [(field, split_path(field)) for field in MESSAGE_FIELDS]
+
+
 def entry_texts(entry: dict[str, Any]) -> list[tuple[str, str]]:
     """(field, text) for each message field present: what signatures without a `field` search."""
     texts: list[tuple[str, str]] = []
-    for field in MESSAGE_FIELDS:
-        value = get_field(entry, field)
+    for field, parts in _MESSAGE_PATHS:
+        value = get_field(entry, parts)
         if isinstance(value, str) and value:
             texts.append((field, value))
     texts.extend(("messageId", message_id) for message_id in _autoscaler_message_ids(entry))
