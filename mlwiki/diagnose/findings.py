@@ -215,11 +215,12 @@ def _summary(
         )
     if status == "inconclusive":
         gaps = list(context.reasons) + missing
-        parts.append(
-            "Inconclusive: "
-            + ("the data is partial (" + "; ".join(gaps) + ")." if context.partial else "")
-            + (" No root cause was found in the logs." if main is None else "")
-        )
+        reasons = []
+        if context.partial:
+            reasons.append("the data is partial (" + "; ".join(gaps) + ").")
+        if main is None:
+            reasons.append("No root cause was found in the logs.")
+        parts.append("Inconclusive: " + " ".join(reasons))
     return " ".join(part for part in parts if part)
 
 
