@@ -129,14 +129,18 @@ class WikiTools:
 
     def source(
         self,
+        workload: Optional[str],
         bundle: Optional[str],
         project: Optional[str],
         start: Optional[str],
         end: Optional[str],
         since: Optional[str],
-        **extra: Any,
     ) -> argparse.Namespace:
-        """The same namespace the CLI's flags give, for the library functions that take one."""
+        """The namespace the CLI's flags give (for `collection_for`), the workload name checked."""
+        from mlwiki.engine.params import ParamSpec, validate
+
+        if workload is not None:
+            validate(ParamSpec("workload", "k8s_name"), workload, "workload")
         if not bundle and not project:
             raise BadInput("--bundle or --project: say where the log entries are")
         return argparse.Namespace(
@@ -146,7 +150,6 @@ class WikiTools:
             start=start,
             end=end,
             since=since,
-            **extra,
         )
 
     def find(self, wiki: Wiki, item_id: str, kind: Optional[str]) -> tuple[str, Page | JsonDoc]:
@@ -249,7 +252,7 @@ class WikiTools:
         from mlwiki.diagnose.collect import collection_for
         from mlwiki.diagnose.match import match_rows
 
-        args = self.source(bundle, project, start, end, since)
+        args = self.source(workload, bundle, project, start, end, since)
         collection = collection_for(workload, args)
         rows, problems = match_rows(self.wiki().symptoms.values(), collection.entries, workload)
         return _with_log_note(
@@ -278,10 +281,8 @@ class WikiTools:
         timestamp and verbatim quote), next steps; plus the Markdown report."""
         from mlwiki.diagnose.collect import collection_for
         from mlwiki.diagnose.pipeline import analyse
-        from mlwiki.engine.params import ParamSpec, validate
 
-        validate(ParamSpec("workload", "k8s_name"), workload, "workload")
-        args = self.source(bundle, project, start, end, since)
+        args = self.source(workload, bundle, project, start, end, since)
         result = analyse(self.wiki(), workload, collection_for(workload, args), project=project)
         return _with_log_note(
             {"findings": result.findings, "report_markdown": result.report_markdown}

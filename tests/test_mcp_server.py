@@ -351,14 +351,16 @@ async def test_bad_input_is_a_one_line_tool_error(server, tmp_path: Path) -> Non
         nowhere = await error_of(client, "troubleshoot", workload=WORKLOAD)
         hostile = await error_of(client, "troubleshoot", workload="a;rm -rf /", bundle=str(DEMO))
         missing = await error_of(client, "match_logs", bundle=str(tmp_path / "absent"))
+        flag = await error_of(client, "match_logs", workload="--all", bundle=str(DEMO))
         window = await error_of(client, "match_logs", bundle=str(DEMO), since="24h", start="x")
         workflow = await error_of(client, "run_workflow", workflow_id="verify-nothing", params={})
     assert "--bundle or --project" in nowhere
     assert "workload" in hostile
     assert "absent" in missing and "does not exist" in missing
     assert "--since" in window
+    assert "workload" in flag
     assert "verify-nothing" in workflow
-    for text in (nowhere, hostile, missing, window, workflow):
+    for text in (nowhere, hostile, missing, flag, window, workflow):
         assert "\n" not in text
 
 
