@@ -16,11 +16,17 @@ import yaml
 AGENTS_DIR = Path(__file__).resolve().parent
 REPO = AGENTS_DIR.parent
 ROLES = AGENTS_DIR / "roles"
-NOTICE = "<!-- Generated from _agents/roles/{name}.md by `python3 _agents/sync.py`; edit that file. -->"
+NOTICE = (
+    "<!-- Generated from _agents/roles/{name}.md by `python3 _agents/sync.py`; edit that file. -->"
+)
 
 CLAUDE_TOOLS = {"read": ["Read"], "search": ["Grep", "Glob"], "shell": ["Bash"]}
 CLAUDE_MODELS = {"fast": "sonnet", "strong": "opus"}
-ANTIGRAVITY_TOOLS = {"read": ["view_file", "list_dir"], "search": ["grep_search", "find_by_name"], "shell": ["run_command"]}
+ANTIGRAVITY_TOOLS = {
+    "read": ["view_file", "list_dir"],
+    "search": ["grep_search", "find_by_name"],
+    "shell": ["run_command"],
+}
 ANTIGRAVITY_MODELS = {"fast": "flash", "strong": "pro"}
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
 import subprocess
 import time
@@ -203,6 +204,12 @@ CLIENT_KINDS = {
 JOBSET_RESOURCE = ("jobset.x-k8s.io", "v1alpha2", "jobsets")
 
 
+def kubeconfig_path() -> str:
+    """$KUBECONFIG as it is now (the kubernetes client reads it only once, at import), else
+    ~/.kube/config. A colon-separated list is passed on whole; the client merges it."""
+    return os.environ.get("KUBECONFIG") or os.path.expanduser("~/.kube/config")
+
+
 def read_objects(
     kind: str,
     *,
@@ -225,7 +232,9 @@ def read_objects(
         raise BadInput(f"kind {kind!r}: expected one of {', '.join(CLIENT_KINDS)}")
     class_name, list_all, list_namespaced = CLIENT_KINDS[kind]
     try:
-        api_client = config.new_client_from_config(config_file=kubeconfig, context=context)
+        api_client = config.new_client_from_config(
+            config_file=kubeconfig or kubeconfig_path(), context=context
+        )
     except (ConfigException, OSError) as error:
         raise BadInput(f"kubeconfig: {error}") from None
     api = getattr(client, class_name)(api_client)

@@ -8,7 +8,6 @@ A cluster that cannot be read becomes a `ClusterState` with a `problem` saying w
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import threading
@@ -21,6 +20,7 @@ import re2
 
 from mlwiki.dashboard.state import ClusterState
 from mlwiki.errors import BadInput
+from mlwiki.kube import kubeconfig_path
 
 GCLOUD_TIMEOUT_SECONDS = 90
 KUBE_TIMEOUT_SECONDS = 60
@@ -134,11 +134,6 @@ def resolve_clusters(target: str) -> list[ClusterRef]:
 
 
 # --- kubernetes --------------------------------------------------------------------------------
-
-
-def kubeconfig_path() -> str:
-    """$KUBECONFIG as it is now (the client reads it only once, at import), else ~/.kube/config."""
-    return os.environ.get("KUBECONFIG") or os.path.expanduser("~/.kube/config")
 
 
 def kube_contexts() -> set[str]:
