@@ -237,6 +237,7 @@ async def test_verify_findings_passes_real_findings_and_rejects_tampered_ones(
     findings = json.loads(out.read_text())
     tampered = json.loads(out.read_text())
     tampered["evidence"][0]["quote"] = "the node was fine"
+    tampered["evidence"][1]["quote"] = "Bearer [REDACTED:oauth_token] was never logged"
     tampered["root_cause"]["evidence"] = ["E99"]
     async with Client(server) as client:
         by_path = await call(client, "verify_findings", findings_path=str(out), bundle=str(DEMO))
@@ -253,7 +254,8 @@ async def test_verify_findings_passes_real_findings_and_rejects_tampered_ones(
         }
     assert bad["passed"] is False and bad["status"] == "FAIL"
     assert any("E99" in p for p in bad["problems"])
-    assert any("quote is not in the entry" in p for p in bad["problems"])
+    for evidence_id in ("E1", "E2"):
+        assert any(f"{evidence_id} " in p and "quote is not in" in p for p in bad["problems"])
     assert "exactly one" in neither
     assert "no.json" in missing
 
@@ -293,8 +295,12 @@ async def test_secrets_in_log_lines_come_back_redacted(server, tmp_path: Path) -
         assert sum(result.structured_content["redacted"].values()) >= 1
     quotes = [m["quote"] for m in matched.structured_content["matches"]]
     assert any(OOM_LINE in q and "[REDACTED:" in q for q in quotes)
-    root = diagnosed.structured_content["findings"]["root_cause"]
-    assert root["symptom"] == "host-oom-killed"
+    findings = diagnosed.structured_content["findings"]
+    assert findings["root_cause"]["symptom"] == "host-oom-killed"
+    # The redacted findings still verify: a redacted quote is the entry's text, redacted.
+    async with Client(server) as client:
+        review = await call(client, "verify_findings", findings=findings, bundle=str(bundle))
+    assert review["passed"] is True, review["problems"]
 
 
 @pytest.mark.anyio

@@ -17,7 +17,10 @@ from mlwiki.errors import BadInput
 from mlwiki.logs.bundle import iter_bundle
 from mlwiki.logs.entry import entry_text
 from mlwiki.logs.store import synthetic_insert_id
+from mlwiki.redact import redact_text
 from mlwiki.wiki import Wiki
+
+MARKER_PREFIX = "[REDACTED:"
 
 
 def load_findings(path: Path) -> dict[str, Any]:
@@ -57,9 +60,14 @@ def _strings(value: Any) -> list[str]:
 
 
 def quote_in(quote: str, entry: dict[str, Any]) -> bool:
-    if quote and quote in entry_text(entry):
+    """Whether `quote` is in the entry's text, as fetched or as redacted (findings that went out
+    through the MCP server or a handoff carry `[REDACTED:kind]` in place of secrets)."""
+    if not quote:
+        return False
+    texts = [entry_text(entry), *_strings(entry)]
+    if any(quote in text for text in texts):
         return True
-    return bool(quote) and any(quote in text for text in _strings(entry))
+    return MARKER_PREFIX in quote and any(quote in redact_text(text)[0] for text in texts)
 
 
 def check_findings(wiki: Wiki, findings: dict[str, Any], bundle: Path) -> list[str]:
