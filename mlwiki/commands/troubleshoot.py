@@ -28,6 +28,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--since", help='relative window, e.g. "24h"')
     parser.add_argument("--bundle", type=Path, help="offline bundle: file or directory")
     parser.add_argument(
+        "--max-log-calls",
+        type=int,
+        metavar="N",
+        help="at most N Cloud Logging entries.list calls (default 50; the read quota is 60/min)",
+    )
+    parser.add_argument(
+        "--max-entries",
+        type=int,
+        metavar="N",
+        help="keep at most N entries (default 500000); more makes the result partial",
+    )
+    parser.add_argument(
         "--out",
         type=Path,
         help="write the findings JSON to FILE and the Markdown report beside it (FILE with .md)",

@@ -52,10 +52,20 @@ def from_bundle(path: Path | str, window: Optional[Window] = None) -> Collection
 
 
 def from_cloud(
-    workload: Optional[str], project: Optional[str], window: Optional[Window]
+    workload: Optional[str],
+    project: Optional[str],
+    window: Optional[Window],
+    *,
+    max_calls: Optional[int] = None,
+    max_entries: Optional[int] = None,
 ) -> Collection:
-    """Entries from Cloud Logging through the log session's few broad queries (see D1's plan)."""
+    """Entries from Cloud Logging through the log session's few broad queries (`mlwiki.logs.plan`).
+
+    `max_calls` caps the entries.list requests (the read quota is 60 a minute per project) and
+    `max_entries` the entries kept; reaching either makes the data partial, never silently short.
+    """
     from mlwiki.errors import BadInput
+    from mlwiki.logs.cloud import RequestBudget
     from mlwiki.logs.session import LogSession
     from mlwiki.timewindow import resolve_window
 
@@ -64,7 +74,13 @@ def from_cloud(
     if not workload:
         raise BadInput("WORKLOAD: needed to read Cloud Logging (the broad queries select it)")
     window = window or resolve_window()
-    session = LogSession.from_cloud(project, window, workload)
+    session = LogSession.from_cloud(
+        project,
+        window,
+        workload,
+        budget=RequestBudget(max_calls) if max_calls else None,
+        max_entries=max_entries,
+    )
     report = session.report
     return Collection(
         session.entries(),
@@ -103,4 +119,10 @@ def collection_for(workload: Optional[str], args: Any) -> Collection:
     window = window_from_flags(args)
     if args.bundle is not None:
         return from_bundle(args.bundle, window)
-    return from_cloud(workload, args.project, window)
+    return from_cloud(
+        workload,
+        args.project,
+        window,
+        max_calls=getattr(args, "max_log_calls", None),
+        max_entries=getattr(args, "max_entries", None),
+    )

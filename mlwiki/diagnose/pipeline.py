@@ -40,6 +40,8 @@ def analyse(
     *,
     project: Optional[str] = None,
     verify: bool = True,
+    max_log_calls: Optional[int] = None,
+    max_entries: Optional[int] = None,
 ) -> Diagnosis:
     """Diagnose `workload` from the entries of `source` (one pass over them)."""
     symptoms = wiki.symptoms
@@ -136,5 +138,7 @@ def diagnose(
     if bundle is not None:
         collection = from_bundle(bundle, window)
     else:
-        collection = from_cloud(workload, project, window)
+        collection = from_cloud(
+            workload, project, window, max_calls=max_log_calls, max_entries=max_entries
+        )
     return analyse(wiki, workload, collection, project=project, verify=verify)
