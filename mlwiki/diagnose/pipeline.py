@@ -40,8 +40,6 @@ def analyse(
     *,
     project: Optional[str] = None,
     verify: bool = True,
-    max_log_calls: Optional[int] = None,
-    max_entries: Optional[int] = None,
 ) -> Diagnosis:
     """Diagnose `workload` from the entries of `source` (one pass over them)."""
     symptoms = wiki.symptoms
@@ -132,6 +130,8 @@ def diagnose(
     bundle: Optional[Path | str] = None,
     wiki: Optional[Wiki] = None,
     verify: bool = True,
+    max_log_calls: Optional[int] = None,
+    max_entries: Optional[int] = None,
 ) -> Diagnosis:
     """Diagnose `workload` from an offline bundle or Cloud Logging (see the package docstring)."""
     wiki = wiki or load_wiki()
