@@ -48,19 +48,30 @@ def test_antigravity_subagents_have_documented_fields(role: str) -> None:
     meta = _frontmatter(REPO_ROOT / "_agents" / "agents" / f"{role}.md")
     assert meta["name"] == role and meta["description"]
     assert isinstance(meta["tools"], list), "Antigravity drops agents whose tools are a string"
-    assert set(meta["tools"]) <= {"view_file", "list_dir", "grep_search", "find_by_name", "run_command"}
+    assert set(meta["tools"]) <= {
+        "view_file",
+        "list_dir",
+        "grep_search",
+        "find_by_name",
+        "run_command",
+    }
     assert meta["model"] in {"flash", "pro", "inherit"}
     assert meta["subagent"] is True
 
 
 def test_advisor_cannot_run_commands() -> None:
     assert "Bash" not in _frontmatter(REPO_ROOT / ".claude" / "agents" / "advisor.md")["tools"]
-    assert "run_command" not in _frontmatter(REPO_ROOT / "_agents" / "agents" / "advisor.md")["tools"]
+    assert (
+        "run_command" not in _frontmatter(REPO_ROOT / "_agents" / "agents" / "advisor.md")["tools"]
+    )
 
 
 def test_generated_subagents_are_in_sync_with_roles() -> None:
     result = subprocess.run(
-        [sys.executable, str(REPO_ROOT / "_agents" / "sync.py"), "--check"], capture_output=True, text=True, check=False
+        [sys.executable, str(REPO_ROOT / "_agents" / "sync.py"), "--check"],
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert result.returncode == 0, result.stderr
 
@@ -70,7 +81,14 @@ def test_skills_follow_the_agent_skills_standard(skill: str) -> None:
     meta = _frontmatter(REPO_ROOT / "_agents" / "skills" / skill / "SKILL.md")
     assert meta["name"] == skill
     assert 1 <= len(meta["description"]) <= 1024
-    assert set(meta) <= {"name", "description", "license", "compatibility", "metadata", "allowed-tools"}
+    assert set(meta) <= {
+        "name",
+        "description",
+        "license",
+        "compatibility",
+        "metadata",
+        "allowed-tools",
+    }
 
 
 @pytest.mark.parametrize("command", SKILLS)
@@ -101,7 +119,9 @@ def _mlwiki_invocations() -> list[tuple[Path, list[str]]]:
     found = []
     for path in AGENT_FILES:
         text = path.read_text(encoding="utf-8")
-        code = re.findall(r"```[^\n]*\n(.*?)```", text, flags=re.S) + re.findall(r"`([^`\n]+)`", text)
+        code = re.findall(r"```[^\n]*\n(.*?)```", text, flags=re.S) + re.findall(
+            r"`([^`\n]+)`", text
+        )
         for snippet in code:
             for match in re.finditer(r"(?:^|[\s/])mlwiki ([a-z][^\n`|;&]*)", snippet):
                 found.append((path, match.group(1).split()))
@@ -124,5 +144,7 @@ def test_agent_files_name_only_existing_commands_and_options() -> None:
         for word in words[1:]:
             option = word.split("=", 1)[0]
             if option.startswith("--") and option not in known and option != "--help":
-                problems.append(f"{path.relative_to(REPO_ROOT)}: mlwiki {command} has no option {option}")
+                problems.append(
+                    f"{path.relative_to(REPO_ROOT)}: mlwiki {command} has no option {option}"
+                )
     assert not problems, "\n".join(problems)
