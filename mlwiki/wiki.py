@@ -6,6 +6,7 @@ and the other commands can show. Only a missing wiki root is an error (`WikiNotF
 
 from __future__ import annotations
 
+import difflib
 import json
 import os
 from dataclasses import dataclass, field
@@ -15,7 +16,7 @@ from typing import Any, Optional
 
 import yaml
 
-from mlwiki.errors import WikiNotFound
+from mlwiki.errors import BadInput, WikiNotFound
 
 try:  # libyaml's loader builds the same objects as SafeLoader, ten times faster
     from yaml import CSafeLoader as _YAML_LOADER
@@ -160,6 +161,20 @@ class JsonDoc:
     data: dict[str, Any]
     text: str
 
+    @property
+    def title(self) -> str:
+        return str(self.data.get("title", self.id))
+
+    @property
+    def summary(self) -> str:
+        """The one line INDEX.md shows: the title."""
+        return str(self.data.get("title", ""))
+
+    @property
+    def params(self) -> dict[str, dict[str, Any]]:
+        params = self.data.get("params") or {}
+        return params if isinstance(params, dict) else {}
+
     def line_of(self, key: str) -> int:
         """The 1-based line where `"key":` first appears, or 1."""
         needle = f'"{key}"'
@@ -176,11 +191,6 @@ class Action(JsonDoc):
         return str(self.data.get("kind", ""))
 
     @property
-    def params(self) -> dict[str, dict[str, Any]]:
-        params = self.data.get("params") or {}
-        return params if isinstance(params, dict) else {}
-
-    @property
     def command(self) -> list[str]:
         command = self.data.get("command") or []
         return list(command) if isinstance(command, list) else []
@@ -193,22 +203,9 @@ class Action(JsonDoc):
     def requires_approval(self) -> bool:
         return self.data.get("requires_approval") is True
 
-    @property
-    def title(self) -> str:
-        return str(self.data.get("title", self.id))
-
-    @property
-    def summary(self) -> str:
-        return str(self.data.get("title", ""))
-
 
 @dataclass
 class Workflow(JsonDoc):
-    @property
-    def params(self) -> dict[str, dict[str, Any]]:
-        params = self.data.get("params") or {}
-        return params if isinstance(params, dict) else {}
-
     @property
     def steps(self) -> list[dict[str, Any]]:
         steps = self.data.get("steps") or []
@@ -217,14 +214,6 @@ class Workflow(JsonDoc):
     @property
     def symptom(self) -> Optional[str]:
         return self.data.get("symptom")
-
-    @property
-    def title(self) -> str:
-        return str(self.data.get("title", self.id))
-
-    @property
-    def summary(self) -> str:
-        return str(self.data.get("title", ""))
 
 
 @dataclass
@@ -246,6 +235,23 @@ class Wiki:
 
     def pages_of_type(self, page_type: str) -> list[Page]:
         return [p for p in self.pages.values() if p.type == page_type]
+
+    def action(self, action_id: str) -> Action:
+        """The action `action_id`, or BadInput naming it (with close matches)."""
+        return _lookup("action", self.actions, action_id, self.root / ACTIONS_DIR)
+
+    def workflow(self, workflow_id: str) -> Workflow:
+        """The workflow `workflow_id`, or BadInput naming it (with close matches)."""
+        return _lookup("workflow", self.workflows, workflow_id, self.root / WORKFLOWS_DIR)
+
+
+def _lookup(kind: str, table: dict[str, Any], doc_id: str, folder: Path) -> Any:
+    found = table.get(doc_id)
+    if found is None:
+        close = difflib.get_close_matches(doc_id, list(table), n=3)
+        hint = f"; did you mean {', '.join(close)}?" if close else ""
+        raise BadInput(f"{kind} {doc_id!r}: no such {kind} in {folder}{hint}")
+    return found
 
 
 def find_wiki_root(

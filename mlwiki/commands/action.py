@@ -35,13 +35,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
-    from mlwiki.engine.actions import Executor, find_action, resolve_action_params
+    from mlwiki.engine.actions import Executor, resolve_action_params
     from mlwiki.engine.approval import ApprovalGate, stdio_is_interactive
     from mlwiki.engine.audit import AuditLog
     from mlwiki.engine.options import setup
 
     run = setup(args)
-    action = find_action(run.wiki, args.action_id)
+    action = run.wiki.action(args.action_id)
     values = resolve_action_params(action, run.params, run.context)
     gate = ApprovalGate(
         frozenset({action.id}) if args.approve else frozenset(), stdio_is_interactive()

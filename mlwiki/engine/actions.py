@@ -18,7 +18,6 @@ read-only or mutating — is audited.
 
 from __future__ import annotations
 
-import difflib
 import json
 import sys
 from collections.abc import Mapping
@@ -110,15 +109,6 @@ class ActionResult:
         if self.error:
             data["error"] = self.error
         return data
-
-
-def find_action(wiki: Wiki, action_id: str) -> Action:
-    action = wiki.actions.get(action_id)
-    if action is None:
-        close = difflib.get_close_matches(action_id, list(wiki.actions), n=3)
-        hint = f"; did you mean {', '.join(close)}?" if close else ""
-        raise BadInput(f"action {action_id!r}: no such action in {wiki.root / 'actions'}{hint}")
-    return action
 
 
 def resolve_action_params(
@@ -354,7 +344,7 @@ def run_action(
     `project`/`start`/`end`/`workload` when the action declares them. A mutating action needs
     `gate` to approve the action id (default: nothing is approved → `awaiting_approval`).
     """
-    action = find_action(wiki, action_id)
+    action = wiki.action(action_id)
     values = resolve_action_params(action, params, context)
     executor = Executor(
         wiki,

@@ -26,7 +26,6 @@ Semantics:
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Union
@@ -37,7 +36,6 @@ from mlwiki.engine.actions import (
     Executor,
     LogSource,
     RunContext,
-    find_action,
     render,
     resolve_action_params,
 )
@@ -143,15 +141,6 @@ class WorkflowRun:
         return data
 
 
-def find_workflow(wiki: Wiki, workflow_id: str) -> Workflow:
-    workflow = wiki.workflows.get(workflow_id)
-    if workflow is None:
-        close = difflib.get_close_matches(workflow_id, list(wiki.workflows), n=3)
-        hint = f"; did you mean {', '.join(close)}?" if close else ""
-        raise BadInput(f"workflow {workflow_id!r}: no such workflow{hint}")
-    return workflow
-
-
 def _expressions(workflow: Workflow) -> Iterable[tuple[str, str, bool, int]]:
     """(place, source, is_template, index of the last step it may read) for every expression."""
     steps = workflow.steps
@@ -185,7 +174,7 @@ def check_workflow(wiki: Wiki, workflow: Workflow) -> None:
     if duplicates:
         raise BadInput(f"{file}: steps: duplicate step id {', '.join(duplicates)}")
     for step in workflow.steps:
-        action = find_action(wiki, str(step.get("uses")))
+        action = wiki.action(str(step.get("uses")))
         unknown = sorted(set(step.get("with") or {}) - set(action.params))
         if unknown:
             raise BadInput(
@@ -230,7 +219,7 @@ class _Run:
 
     def run_step(self, step: dict[str, Any]) -> StepRun:
         run = StepRun(str(step["id"]), str(step["uses"]))
-        action = find_action(self.wiki, run.uses)
+        action = self.wiki.action(run.uses)
         run.kind = action.kind
         if self.stopped:
             run.note = self.stopped
@@ -401,7 +390,7 @@ def run_workflow(
     an interactive prompt is wanted. `session` answers log queries; `runner` runs commands (default:
     the real kubectl/gcloud; `mlwiki.kube.RecordedRunner(bundle)` for offline bundles).
     """
-    workflow = find_workflow(wiki, workflow_id)
+    workflow = wiki.workflow(workflow_id)
     check_workflow(wiki, workflow)
     step_ids = [str(step["id"]) for step in workflow.steps]
     approved = set(approvals) | set(gate.approved if gate else ())
