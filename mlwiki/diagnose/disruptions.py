@@ -3,8 +3,9 @@
 A *seed* is a hit that says "something broke here":
 - every consequence (JobSet restart, max restarts, Job failed) and every cascade ("another task
   died", leader lost, …) — healthy runs never print them;
-- a root match from the infrastructure (a node or VM event, or a page whose failure kind is
-  preemption or eviction) on one of the workload's nodes;
+- a root match from the infrastructure (a node or VM event, or a Kubernetes event of a page whose
+  failure kind is preemption or eviction) on one of the workload's nodes — what a workload
+  container printed never counts as an infrastructure event, whatever words it holds;
 - any other root or symptom match after which its pod wrote nothing more for `GRACE` seconds
   while the run went on (the process died there), or — when the run's logs end right after —
   a match of severity ERROR or worse;
@@ -29,6 +30,7 @@ GRACE = 60.0  # seconds a pod must keep logging after a match to count as still 
 GAP = 240.0  # seconds between seeds that separates two disruptions
 LOOKBACK = 900.0  # seconds before the first seed searched for the root cause
 INFRA_RESOURCES = ("gce_instance", "k8s_node", "gke_nodepool", "gke_cluster")
+EVENTS_LOG = "/logs/events"  # Kubernetes events (pods, nodes, Jobs, JobSets, Kueue workloads)
 SEVERE = ("ERROR", "CRITICAL", "ALERT", "EMERGENCY")
 INTERRUPTION_KINDS = ("preemption", "eviction")
 
@@ -83,8 +85,23 @@ class Disruption:
         return self.root is not None
 
 
+def from_infra_source(hit: Hit) -> bool:
+    """Written by the platform (a VM, node, cluster or an event), never by a workload container."""
+    return (
+        hit.resource_type in INFRA_RESOURCES
+        or hit.resource_type == "k8s_cluster"
+        or hit.log_name.endswith(EVENTS_LOG)
+    )
+
+
 def is_infra(hit: Hit, symptoms: dict[str, Symptom]) -> bool:
-    """An event about the node or VM itself, not what a container printed."""
+    """An event about the node or VM itself, not what a container printed.
+
+    A preemption or eviction counts only when the platform reports it: a container echoing
+    `compute.instances.preempted` (a data record, a pasted query) is text, not an event.
+    """
+    if not from_infra_source(hit):
+        return False
     kind = symptoms[hit.symptom].failure_kind if hit.symptom in symptoms else None
     return hit.resource_type in INFRA_RESOURCES or kind in INTERRUPTION_KINDS
 
