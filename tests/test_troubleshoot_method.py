@@ -43,3 +43,50 @@ def test_a_container_echoing_an_audit_method_is_not_an_infrastructure_event(tmp_
     assert [c["host"] for c in findings["culprit_hosts"]] == [dead.node]
     matched = run_cli("match", "--bundle", str(tmp_path / "b"), "--format", "json").json()
     assert "spot-preemption" not in {m["symptom"] for m in matched["matches"]}
+
+
+def digest_run(one_entry: bool) -> tuple[Run, str]:
+    """Task 0 prints a Megascale bad-chip digest about another host, then everyone aborts."""
+    run = Run("digest-run", 2, 4, seed=22)
+    run.start_attempt(0)
+    run.train(10, 200)
+    bad, reporter = run.pods[(1, 2)], run.pods[(0, 0)]
+    header = (
+        "E0314 {clock} 9 megascale_error_aggregator.cc:213] Megascale detects a hang that is "
+        "likely caused by bad TPU chips on the following hosts."
+    )
+    named = f"  The host that have bad TPUs are: {bad.node}"
+    if one_entry:
+        run.log(reporter, 500, header + "\n" + named, "ERROR")
+    else:
+        run.log(reporter, 500, header, "ERROR")
+        run.log(reporter, 500.001, named, "ERROR")
+    for pod in run.pods.values():
+        run.log(pod, 505, "*** SIGABRT received by PID 1 (TID 1) on cpu 1 from PID 1; ***", "ERROR")
+        run.kill(pod, 506)
+    run.cluster_event(
+        510,
+        "JobSet",
+        run.workload,
+        "RestartJobSetFailurePolicyAction",
+        f"applying RestartJobSet failure policy action (first failed job: {run.workload}-slice-job-0)",
+    )
+    return run, bad.node
+
+
+def test_a_reporter_naming_a_host_blames_that_host_not_itself(tmp_path: Path) -> None:
+    for one_entry in (False, True):
+        run, bad = digest_run(one_entry)
+        findings = findings_of(run, tmp_path / str(one_entry))
+        assert findings["root_cause"]["symptom"] == "megascale-hang-bad-chip"
+        assert [c["host"] for c in findings["culprit_hosts"]] == [bad], one_entry
+        assert rows(findings) == [("hang", "megascale-hang-bad-chip", bad)]
+
+
+def test_one_entry_keeps_the_names_of_every_signature_of_its_page(tmp_path: Path) -> None:
+    run, bad = digest_run(one_entry=True)
+    run.write(tmp_path / "b", expected("diagnosed", None, [], []))
+    matched = run_cli("match", "--bundle", str(tmp_path / "b"), "--format", "json").json()
+    digest = [m for m in matched["matches"] if m["symptom"] == "megascale-hang-bad-chip"]
+    assert len(digest) == 1 and digest[0]["captures"] == {"host": bad}
+    assert bad in digest[0]["quote"]

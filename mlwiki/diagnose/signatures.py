@@ -121,17 +121,27 @@ def _field_strings(value: Any) -> Iterator[str]:
 
 
 def _scan_text(group: _FieldSet, name: str, text: str) -> Iterator[RawMatch]:
-    seen: set[str] = set()
-    for index in group.matcher.Match(text) or ():
+    """One match per symptom: the captures of all its signatures found in the text, merged.
+
+    A digest often holds a headline and, lines below, the line naming the host; the quote is the
+    line of the first signature that names something (else of the first one found), and the
+    named groups of every matching signature are kept (the first value of each name wins).
+    """
+    found: dict[str, list[tuple[CompiledSignature, dict[str, str], tuple[int, int]]]] = {}
+    for index in sorted(group.matcher.Match(text) or ()):
         signature = group.members[index]
-        if signature.symptom in seen:
-            continue
         match = signature.regex.search(text)
         if match is None:  # cannot happen: the set said it matches
             continue
-        seen.add(signature.symptom)
         captures = {k: v for k, v in match.groupdict().items() if v}
-        yield RawMatch(signature, name, quote_of(text, *match.span()), captures)
+        found.setdefault(signature.symptom, []).append((signature, captures, match.span()))
+    for matches in found.values():
+        merged: dict[str, str] = {}
+        for _, captures, _ in matches:
+            for key, value in captures.items():
+                merged.setdefault(key, value)
+        signature, _, span = next((m for m in matches if m[1]), matches[0])
+        yield RawMatch(signature, name, quote_of(text, *span), merged)
 
 
 def quote_of(text: str, start: int, end: int) -> str:

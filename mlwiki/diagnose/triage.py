@@ -4,10 +4,13 @@ TAXONOMY.md's triage rule, as a method:
 1. Pointers: what the disruption's cascade, consequence and symptom lines name — the `task` of a
    heartbeat cascade (→ pod by JobSet coordinates → node), a `host` or worker address, a `pod`, the
    `job` of "first failed job" (→ its pods, each with a share of one vote), and for node-level
-   symptom lines (NotReady, graceful shutdown) their own node.
+   symptom lines (NotReady, graceful shutdown) their own node. When a reporter (a root page
+   whose signatures name hosts: a Megascale digest, a TPU session master) names the failed
+   hosts, the "first failed job" pointers are dropped: that Job merely exited first.
 2. Candidates: root matches in the disruption's window, except inside cascade lines and except
    what a host printed after it had already started to cascade (it was dying of someone else's
-   death); infrastructure events always stay candidates.
+   death); infrastructure events always stay candidates. A reporter's line is about the hosts
+   it (or its fellow lines) names, never about the host that printed it.
 3. Choice: the candidate on the most-pointed host, an infrastructure event on that node before
    what its container printed, then the earliest. The same non-infrastructure root on at least
    half of the active hosts (and two or more) is a common-mode cause with no single culprit host.
@@ -18,6 +21,7 @@ TAXONOMY.md's triage rule, as a method:
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterable
 from typing import Optional
@@ -36,6 +40,7 @@ from mlwiki.diagnose.topology import PodInfo, Topology
 from mlwiki.wiki import Symptom
 
 COMMON_MODE_SHARE = 0.5
+_NAMING = re.compile(r"\(\?P<(?:task|host|pod)>")  # a signature group that names a host
 
 
 def triage(
@@ -44,7 +49,11 @@ def triage(
     """Fill in the disruption's root, culprits, confidence, kind and symptom."""
     end = disruption.end + GRACE
     window = [h for h in hits if disruption.window_start <= h.time <= end]
-    pointers = [p for hit in window for p in pointers_of(hit, topology) if _points(hit)]
+    reporting = reporter_pages(symptoms)
+    pointers = [p for hit in window if _points(hit) for p in pointers_of(hit, topology)]
+    if any(p.hit.symptom in reporting for p in pointers):
+        # A reporter naming the failed hosts knows better than the Job that happened to exit first.
+        pointers = [p for p in pointers if "job" not in p.hit.captures]
     disruption.pointers = pointers
     votes: Counter[str] = Counter()
     for pointer in pointers:
@@ -65,7 +74,7 @@ def triage(
         and (is_infra(hit, symptoms) or hit.time <= first_cascade.get(hit.host or "", float("inf")))
         and _not_transient(hit, topology, symptoms)
     ]
-    about = {id(hit): about_hosts(hit, topology) for hit in candidates}
+    about = _about_all(candidates, reporting, votes, topology)
     pointed = [h for h in candidates if any(votes[x] > 0 for x in about[id(h)])]
 
     def rank(hit: Hit) -> tuple[float, int, float]:
@@ -82,7 +91,7 @@ def triage(
             _set_common(disruption, candidates, common, "high")
         else:
             _set_root(disruption, root, candidates, about, votes, symptoms, topology, "high")
-            disruption.reasoning = _pointer_story(pointers, root, topology)
+            disruption.reasoning = _pointer_story(pointers, about[id(root)])
     elif common:
         _set_common(disruption, candidates, common, "high")
     else:
@@ -145,6 +154,45 @@ def resolve_host(name: str, hit: Hit, topology: Topology) -> Optional[tuple[str,
     if info is not None:
         return (info.node, info.name) if info.node else None
     return name, None  # an unknown host: named as the log names it
+
+
+def reporter_pages(symptoms: dict[str, Symptom]) -> set[str]:
+    """Root pages whose lines name the failed host (a Megascale digest, a session master).
+
+    Such lines are printed by a healthy reporter (often task 0) about someone else: the host
+    that printed them is never, by that fact, a culprit.
+    """
+    return {
+        page.id
+        for page in symptoms.values()
+        if page.role == ROOT and any(_NAMING.search(s.pattern) for s in page.signatures)
+    }
+
+
+def _about_all(
+    candidates: list[Hit], reporting: set[str], votes: Counter[str], topology: Topology
+) -> dict[int, list[str]]:
+    """The hosts each candidate is about.
+
+    A reporter's line that names nobody is about the hosts its fellow lines (same symptom, same
+    disruption) name; failing those, the hosts the disruption's other lines point to most; else
+    no host at all — never the reporter's own host for the mere fact of printing it.
+    """
+    top = max(votes.values(), default=0.0)
+    pointed = sorted(host for host, weight in votes.items() if top > 0 and weight == top)
+    about = {id(hit): about_hosts(hit, topology) for hit in candidates if hit.captures}
+    named: dict[str, list[str]] = {}
+    for hit in candidates:
+        if hit.symptom in reporting and hit.captures:
+            hosts = named.setdefault(hit.symptom, [])
+            hosts.extend(h for h in about[id(hit)] if h not in hosts)
+    for hit in candidates:
+        if id(hit) not in about:
+            own = [hit.host] if hit.host else []
+            about[id(hit)] = (
+                (named.get(hit.symptom) or pointed) if hit.symptom in reporting else own
+            )
+    return about
 
 
 def about_hosts(hit: Hit, topology: Topology) -> list[str]:
@@ -222,11 +270,11 @@ def _set_root(
     disruption.root = root
     disruption.confidence = confidence
     infra = is_infra(root, symptoms)
-    hosts: list[str] = list(about.get(id(root)) or about_hosts(root, topology))
+    hosts: list[str] = list(about[id(root)])
     for hit in sorted(candidates, key=lambda h: h.time):
         if hit.symptom != root.symptom:
             continue
-        for host in about.get(id(hit)) or about_hosts(hit, topology):
+        for host in about[id(hit)]:
             if host not in hosts and (infra or votes[host] > 0):
                 hosts.append(host)
     pointer_hits = {p.host: [] for p in disruption.pointers}
@@ -234,9 +282,7 @@ def _set_root(
         pointer_hits[pointer.host].append(pointer.hit)
     disruption.culprits = []
     for host in hosts:
-        own = [
-            h for h in candidates if h.symptom == root.symptom and host in about_hosts(h, topology)
-        ]
+        own = [h for h in candidates if h.symptom == root.symptom and host in about[id(h)]]
         evidence = _first(own, 1) + _first(pointer_hits.get(host, []), 2)
         disruption.culprits.append(_culprit(host, evidence, disruption.pointers, topology))
 
@@ -290,8 +336,8 @@ def _set_inconclusive(
     )
 
 
-def _pointer_story(pointers: list[Pointer], root: Hit, topology: Topology) -> str:
-    on_host = [p for p in pointers if p.host in about_hosts(root, topology)]
+def _pointer_story(pointers: list[Pointer], root_hosts: list[str]) -> str:
+    on_host = [p for p in pointers if p.host in root_hosts]
     if not on_host:
         return "root cause on the host the logs point to"
     kinds = Counter(p.hit.symptom for p in on_host)
