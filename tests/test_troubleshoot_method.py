@@ -90,3 +90,34 @@ def test_one_entry_keeps_the_names_of_every_signature_of_its_page(tmp_path: Path
     digest = [m for m in matched["matches"] if m["symptom"] == "megascale-hang-bad-chip"]
     assert len(digest) == 1 and digest[0]["captures"] == {"host": bad}
     assert bad in digest[0]["quote"]
+
+
+PENDING = (
+    "0/8 nodes are available: 8 Insufficient google.com/tpu. preemption: 0/8 nodes are "
+    "available: 8 No preemption victims found for incoming pod."
+)
+
+
+def test_a_condition_reported_again_and_again_is_one_disruption(tmp_path: Path) -> None:
+    run = Run("pending-run", 1, 2, seed=23)
+    names = [f"{run.workload}-slice-job-0-{c}-abcde" for c in range(2)]
+    for k in range(8):  # every 7 minutes for an hour, nothing of the workload ever runs
+        for name in names:
+            run.pod_event(name, 420 * k, "FailedScheduling", PENDING, "Warning")
+    findings = findings_of(run, tmp_path / "b")
+    assert rows(findings) == [("scheduling", "failed-scheduling-insufficient-tpu", None)]
+
+
+def test_the_same_failure_after_the_run_recovered_is_a_new_disruption(tmp_path: Path) -> None:
+    run = Run("flaky-run", 1, 2, seed=24)
+    run.start_attempt(0)
+    for k in range(2):  # crash, restart, run for a while, crash again the same way
+        start = 600 * k
+        run.train(start + 10, start + 200)
+        dead = run.pods[(0, 1)]
+        run.log(dead, start + 205, ABORT, "CRITICAL")
+        run.kill(dead, start + 206)
+        run.cascade(dead, start + 260)
+        run.restart(start + 300)
+    findings = findings_of(run, tmp_path / "b")
+    assert [r[1] for r in rows(findings)] == ["process-abort", "process-abort"]

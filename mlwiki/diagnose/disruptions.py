@@ -13,8 +13,11 @@ A *seed* is a hit that says "something broke here":
 A root match after which the pod kept logging (a retried warning) is not a seed: it can still
 explain a disruption found from other seeds.
 
-Seeds are grouped in time: a gap longer than `GAP` starts a new disruption, and so does a seed
-from a newer restart attempt once the current group holds a consequence (the restart closed it).
+Seeds are grouped in time: a gap longer than `GAP` starts a new disruption — unless the seed
+repeats a condition of the current group that never went away (the same pending or failing
+state reported again, with no container output or pod assignment of the workload in between:
+Kubernetes repeats such events every few minutes) — and so does a seed from a newer restart
+attempt once the current group holds a consequence (the restart closed it).
 """
 
 from __future__ import annotations
@@ -142,7 +145,7 @@ def find_disruptions(
         current = groups[-1] if groups else None
         if (
             current is None
-            or seed.time - current.end > GAP
+            or (seed.time - current.end > GAP and not _persists(current, seed, topology, symptoms))
             or _restart_closed(current, seed, topology)
         ):
             groups.append(Disruption([seed]))
@@ -153,6 +156,26 @@ def find_disruptions(
         group.window_start = max(previous_end, group.start - LOOKBACK)
         previous_end = group.end
     return groups
+
+
+def condition(hit: Hit, symptoms: dict[str, Symptom]) -> tuple[Optional[str], ...]:
+    """What state a seed reports: pods waiting to run (any scheduling-kind page: Pending,
+    FailedScheduling, quota, scale-up errors), else its kind, symptom and host."""
+    kind = symptoms[hit.symptom].failure_kind if hit.symptom in symptoms else None
+    if kind == "scheduling":
+        return (kind,)
+    return (kind, hit.symptom, hit.host)
+
+
+def _persists(
+    group: Disruption, seed: Hit, topology: Topology, symptoms: dict[str, Symptom]
+) -> bool:
+    """True when `seed` repeats a condition of `group` that never went away: the same state
+    reported again (events repeat every few minutes) with no progress of the workload between."""
+    state = condition(seed, symptoms)
+    return any(condition(h, symptoms) == state for h in group.seeds) and not (
+        topology.progressed_between(group.end + GRACE, seed.time)
+    )
 
 
 def _restart_closed(group: Disruption, seed: Hit, topology: Topology) -> bool:

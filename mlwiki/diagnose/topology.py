@@ -28,6 +28,7 @@ _POD_NAME = re.compile(
 )
 _ASSIGNED = re.compile(r"Successfully assigned (?:[^/\s]+/)?(?P<pod>\S+) to (?P<node>\S+)")
 _CREATED = re.compile(r"Created pod: (?P<pod>\S+)")
+ACTIVITY_BUCKET = 10.0  # seconds: the resolution of "did the workload run in between"
 
 
 @dataclass
@@ -65,6 +66,10 @@ class Topology:
     nodes: dict[str, NodeInfo] = field(default_factory=dict)
     first: float = float("inf")
     last: float = float("-inf")
+    # When the workload made progress: buckets of ACTIVITY_BUCKET seconds in which its containers
+    # wrote, and the times its pods were assigned to nodes (compact whatever the entry count).
+    activity: set[int] = field(default_factory=set)
+    assigned: list[float] = field(default_factory=list)
     _finished: bool = False
 
     # ---- the pass ---------------------------------------------------------------------------
@@ -84,6 +89,7 @@ class Topology:
             info.entries += 1
             if is_container:
                 info.container_last = max(info.container_last, when)
+                self.activity.add(int(when // ACTIVITY_BUCKET))
                 node = labels.get(NODE_LABEL)
                 if node:
                     info.node = str(node)
@@ -142,6 +148,7 @@ class Topology:
                 info = self._pod(match["pod"])
                 info.node = info.node or match["node"]
                 info.first = min(info.first, when)
+                self.assigned.append(when)
         elif "Created pod: " in message:
             match = _CREATED.search(message)
             if match and self.belongs(match["pod"], {}):
@@ -163,6 +170,15 @@ class Topology:
             for generation, info in enumerate(infos):
                 if info.attempt is None:
                     info.attempt = generation
+
+    def progressed_between(self, start: float, end: float) -> bool:
+        """Whether the workload ran between `start` and `end`: a container wrote, or a pod was
+        assigned to a node (a whole activity bucket inside the interval counts)."""
+        if any(start < when < end for when in self.assigned):
+            return True
+        first = int(start // ACTIVITY_BUCKET) + 1
+        last = int(end // ACTIVITY_BUCKET) - 1
+        return any(bucket in self.activity for bucket in range(first, last + 1))
 
     @property
     def main_rjob(self) -> Optional[str]:
