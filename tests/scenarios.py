@@ -712,7 +712,7 @@ def two_disruptions(
     answer = expected(
         "diagnosed",
         "host-oom-killed",
-        [oom.node],
+        [oom.node, spot.node],  # culprits of every disruption; the root cause is the first's
         [(kind_oom, "host-oom-killed", oom.node), ("preemption", "spot-preemption", spot.node)],
     )
     return run.write(folder, answer)

@@ -6,11 +6,12 @@ checks one rule of the method through the public CLI.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from mlwiki.wiki import load_wiki
 from tests.conftest import REPO_ROOT, run_cli
-from tests.scenarios import Run, expected
+from tests.scenarios import Run, expected, two_disruptions
 
 WIKI = load_wiki(REPO_ROOT / "_wiki")
 ABORT = "F0314 {clock} 1 tpu_host.cc:412] Check failed: buffer->size() == expected_size (8 vs. 4)"
@@ -106,6 +107,24 @@ def test_a_condition_reported_again_and_again_is_one_disruption(tmp_path: Path) 
             run.pod_event(name, 420 * k, "FailedScheduling", PENDING, "Warning")
     findings = findings_of(run, tmp_path / "b")
     assert rows(findings) == [("scheduling", "failed-scheduling-insufficient-tpu", None)]
+    report = run_cli("troubleshoot", run.workload, "--bundle", str(tmp_path / "b")).stdout
+    culprits = report.split("## Culprit hosts", 1)[1].split("##", 1)[0]
+    assert "not tied to any node" in culprits and "many hosts" not in culprits
+
+
+def test_every_disruption_names_its_own_culprit(tmp_path: Path) -> None:
+    folder = two_disruptions(WIKI, tmp_path / "two")
+    answer = json.loads((folder / "expected.json").read_text())
+    result = run_cli(
+        "troubleshoot", answer["workload"], "--bundle", str(folder), "--format", "json"
+    )
+    findings = result.json()
+    assert findings["root_cause"]["symptom"] == answer["failures"][0]["symptom"]
+    culprits = [c["host"] for c in findings["culprit_hosts"]]
+    assert culprits == [row["host"] for row in answer["failures"]] and len(set(culprits)) == 2
+    first, second = findings["failures"]
+    assert set(findings["culprit_hosts"][1]["evidence"]) <= set(second["evidence"])
+    assert not set(findings["culprit_hosts"][1]["evidence"]) & set(first["evidence"])
 
 
 def test_the_same_failure_after_the_run_recovered_is_a_new_disruption(tmp_path: Path) -> None:

@@ -14,6 +14,10 @@
 every symptom page in RE2 sets; topology facts per pod and node) → `disruptions` (when the run
 broke) → `triage` (root cause vs cascade, culprit hosts) → `findings` (schema-valid, every claim
 cited) → `report` (Markdown). `verify` checks findings against the entries they cite.
+
+With several disruptions, `root_cause` is the first disruption's (the first that has one) and
+`culprit_hosts` the union over all disruptions, each host with the evidence of its own
+disruption; the failure table has one row per disruption.
 """
 
 from __future__ import annotations

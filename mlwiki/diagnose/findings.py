@@ -1,6 +1,9 @@
 """Findings (`_wiki/schemas/findings.schema.json`) from the triaged disruptions.
 
 Every conclusion cites evidence ids; every evidence item quotes, verbatim, the entry it names.
+`root_cause` is the root cause of the first disruption that has one (the failure table holds the
+others); `culprit_hosts` is the union of the culprits of every disruption, each with its own
+evidence, so a run that broke twice names both hosts.
 The findings are validated against the schema before anyone sees them.
 """
 
@@ -73,19 +76,7 @@ def build_findings(
     evidence = Evidence()
     failures = [_failure(d, evidence) for d in disruptions]
     main = next((d for d in disruptions if d.diagnosed), None)
-    culprits_source = main or (disruptions[0] if disruptions else None)
-    culprit_hosts = []
-    if culprits_source is not None:
-        for culprit in culprits_source.culprits:
-            item: dict[str, Any] = {
-                "host": culprit.host,
-                "evidence": evidence.cite_all(culprit.hits),
-            }
-            if culprit.pod:
-                item["pod"] = culprit.pod
-            if culprit.task is not None:
-                item["task"] = culprit.task
-            culprit_hosts.append(item)
+    culprit_hosts = _culprit_hosts(disruptions, evidence)
     root_cause = None
     if main is not None and main.root is not None:
         page = wiki.symptoms.get(main.root.symptom)
@@ -131,6 +122,25 @@ def build_findings(
         },
     }
     return findings, evidence
+
+
+def _culprit_hosts(disruptions: list[Disruption], evidence: Evidence) -> list[dict[str, Any]]:
+    """The union of every disruption's culprits, in order; a host blamed twice keeps the
+    evidence of both disruptions (the pod and task of its first)."""
+    by_host: dict[str, dict[str, Any]] = {}
+    for disruption in disruptions:
+        for culprit in disruption.culprits:
+            item = by_host.get(culprit.host)
+            if item is None:
+                item = by_host[culprit.host] = {"host": culprit.host, "evidence": []}
+                if culprit.pod:
+                    item["pod"] = culprit.pod
+                if culprit.task is not None:
+                    item["task"] = culprit.task
+            for evidence_id in evidence.cite_all(culprit.hits):
+                if evidence_id not in item["evidence"]:
+                    item["evidence"].append(evidence_id)
+    return list(by_host.values())
 
 
 def validate_findings(wiki: Wiki, findings: dict[str, Any]) -> list[str]:
@@ -191,9 +201,10 @@ def _unique(hits: list[Hit]) -> list[Hit]:
 
 def _root_summary(disruption: Disruption, title: str) -> str:
     if disruption.common_mode:
-        return f"{title}, on many hosts at once (no single culprit host)"
-    hosts = ", ".join(c.host for c in disruption.culprits) or "an unknown host"
-    return f"{title} on {hosts}"
+        return f"{title}, the same on many hosts at once (no single culprit host)"
+    if not disruption.culprits:
+        return f"{title}, not tied to any node by the logs"
+    return f"{title} on " + ", ".join(c.host for c in disruption.culprits)
 
 
 def _summary(
