@@ -140,3 +140,15 @@ def test_the_same_failure_after_the_run_recovered_is_a_new_disruption(tmp_path: 
         run.restart(start + 300)
     findings = findings_of(run, tmp_path / "b")
     assert [r[1] for r in rows(findings)] == ["process-abort", "process-abort"]
+
+
+def test_a_stockout_explains_the_scheduling_failure_it_causes(tmp_path: Path) -> None:
+    run = Run("stockout-run", 1, 2, seed=25)
+    names = [f"{run.workload}-slice-job-0-{c}-abcde" for c in range(2)]
+    for k in range(4):
+        for name in names:
+            run.pod_event(name, 1 + 500 * k, "FailedScheduling", PENDING, "Warning")
+        run.autoscaler(300 + 500 * k, "scale.up.error.out.of.resources")
+    findings = findings_of(run, tmp_path / "b")
+    assert findings["root_cause"]["symptom"] == "capacity-stockout-or-quota"
+    assert rows(findings) == [("scheduling", "capacity-stockout-or-quota", None)]

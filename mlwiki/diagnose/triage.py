@@ -17,6 +17,10 @@ TAXONOMY.md's triage rule, as a method:
    With nothing pointed, the earliest candidate wins (infrastructure first) at lower confidence;
    with pointers but no candidate on them, only a candidate that itself broke something (a seed)
    may explain the disruption — else the result is inconclusive and names the pointed hosts.
+4. Explanation: when another candidate of the disruption explains the chosen root (the table in
+   `explains`: a stockout, a missing slice, a device plugin short of chips or Kueue's quota
+   explain pods that cannot be scheduled), it becomes the root cause on its own hosts; the
+   disruption keeps the kind of the effect.
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ from mlwiki.diagnose.disruptions import (
     is_infra,
     is_seed,
 )
+from mlwiki.diagnose.explains import explanation
 from mlwiki.diagnose.match import CASCADE, ROOT, SYMPTOM, Hit
 from mlwiki.diagnose.topology import PodInfo, Topology
 from mlwiki.wiki import Symptom
@@ -110,7 +115,26 @@ def triage(
     if disruption.root is not None:
         page = symptoms.get(disruption.root.symptom)
         disruption.kind = (page.failure_kind if page else None) or "crash"
+        explainer = explanation(disruption.root, candidates)
+        if explainer is not None:
+            _set_explained(disruption, explainer, topology)
         disruption.symptom = disruption.root.symptom
+
+
+def _set_explained(disruption: Disruption, explainer: Hit, topology: Topology) -> None:
+    """`explainer` is why the chosen root happened: it becomes the root cause, on its own hosts;
+    the disruption keeps the kind of what broke."""
+    effect = disruption.root
+    disruption.root = explainer
+    disruption.common_mode = False
+    disruption.culprits = [
+        _culprit(host, [explainer], disruption.pointers, topology)
+        for host in about_hosts(explainer, topology)
+    ]
+    disruption.reasoning = (
+        f"{explainer.symptom} explains the {effect.symptom if effect else 'failure'} "
+        "in the same disruption"
+    )
 
 
 def _points(hit: Hit) -> bool:
@@ -248,8 +272,8 @@ def _culprit(host: str, hits: list[Hit], pointers: list[Pointer], topology: Topo
     pointer = next((p for p in pointers if p.host == host and p.pod), None)
     when = hits[0].time if hits else (pointer.hit.time if pointer else 0.0)
     pod_name = pointer.pod if pointer else None
-    if pod_name is None:
-        pod_name = next((h.pod for h in hits if h.pod and h.host == host), None)
+    if pod_name is None:  # a workload pod only: a system pod on the node is not the culprit pod
+        pod_name = next((h.pod for h in hits if h.pod in topology.pods and h.host == host), None)
     info = topology.pods.get(pod_name or "") or _pod_on(host, when, topology)
     task = next((p.task for p in pointers if p.host == host and p.task is not None), None)
     if task is None and info is not None:

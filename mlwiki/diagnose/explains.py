@@ -1,0 +1,48 @@
+"""Which root causes explain another root seen in the same disruption — a table, not ifs.
+
+Some root matches are the visible effect of another: pods fail to schedule for TPU *because*
+the autoscaler could not get capacity, Kueue holds the quota, or a node's TPU device plugin lost
+a chip. Both lines are roots in TAXONOMY.md, and the effect is usually logged first, so "the
+earliest root wins" would name the effect. `EXPLAINED_BY[effect]` lists, in order of preference,
+the symptoms that explain it; when one of them is in the same disruption it becomes the root
+cause, while the disruption keeps the kind of the effect (the pods still never ran).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Optional
+
+from mlwiki.diagnose.match import Hit
+
+EXPLAINED_BY: dict[str, tuple[str, ...]] = {
+    "failed-scheduling-insufficient-tpu": (
+        "capacity-stockout-or-quota",  # the autoscaler could not add TPU nodes (stockout, quota)
+        "dynamic-slice-creation-failed",  # the slice the pods wait for was never created
+        "tpu-device-plugin-unhealthy",  # a node of the pool offers fewer chips than it has
+        "kueue-admission-pending",  # Kueue holds back the quota the pods would need
+    ),
+}
+
+
+def explanation(effect: Hit, hits: Iterable[Hit]) -> Optional[Hit]:
+    """The hit that explains `effect` (following the table transitively), or None.
+
+    Among hits of the most preferred explaining symptom present, the earliest is taken.
+    """
+    pool = list(hits)
+    chosen: Optional[Hit] = None
+    current = effect.symptom
+    seen = {current}
+    while current in EXPLAINED_BY:
+        found = None
+        for symptom in EXPLAINED_BY[current]:
+            same = [h for h in pool if h.symptom == symptom]
+            if same and symptom not in seen:
+                found = min(same, key=lambda h: (h.time, h.insert_id))
+                break
+        if found is None:
+            break
+        chosen, current = found, found.symptom
+        seen.add(current)
+    return chosen
