@@ -152,3 +152,37 @@ def test_a_stockout_explains_the_scheduling_failure_it_causes(tmp_path: Path) ->
     findings = findings_of(run, tmp_path / "b")
     assert findings["root_cause"]["symptom"] == "capacity-stockout-or-quota"
     assert rows(findings) == [("scheduling", "capacity-stockout-or-quota", None)]
+
+
+def stalled_run(quiet_until: float, crash: bool = False) -> Run:
+    """Steps every 30 s until 300 s, then only a sidecar-like line per pod every 5 minutes."""
+    run = Run("stall-run", 1, 2, seed=26)
+    run.start_attempt(0)
+    run.train(10, 300)
+    moment = 600.0
+    while moment < quiet_until:
+        for pod in run.pods.values():
+            run.log(pod, moment, "Thread 0x00007f3a (most recent call first):")
+        moment += 300
+    if crash:
+        dead = run.pods[(0, 1)]
+        run.log(dead, quiet_until, ABORT, "CRITICAL")
+        run.kill(dead, quiet_until + 1)
+        run.cascade(dead, quiet_until + 30, restart=False)
+    return run
+
+
+def test_step_lines_that_stop_while_the_containers_log_are_a_stall(tmp_path: Path) -> None:
+    findings = findings_of(stalled_run(3000), tmp_path / "stall")
+    assert findings["status"] == "inconclusive" and findings["root_cause"] is None
+    assert rows(findings) == [("hang", "training-stall", None)]
+    assert "completed step" in findings["evidence"][0]["quote"]
+    (tmp_path / "findings.json").write_text(json.dumps(findings))
+    check = run_cli("verify", str(tmp_path / "findings.json"), "--bundle", str(tmp_path / "stall"))
+    assert check.code == 0, check.stdout
+
+
+def test_a_short_pause_or_a_crash_after_the_steps_is_not_a_stall(tmp_path: Path) -> None:
+    assert findings_of(stalled_run(700), tmp_path / "short")["status"] == "no_failure"
+    crashed = findings_of(stalled_run(3000, crash=True), tmp_path / "crash")
+    assert [r[1] for r in rows(crashed)] == ["process-abort"]

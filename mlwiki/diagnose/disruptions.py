@@ -9,7 +9,9 @@ A *seed* is a hit that says "something broke here":
 - any other root or symptom match after which its pod wrote nothing more for `GRACE` seconds
   while the run went on (the process died there), or — when the run's logs end right after —
   a match of severity ERROR or worse;
-- a scheduling failure whose pod never logged afterwards (it stayed pending).
+- a scheduling failure whose pod never logged afterwards (it stayed pending);
+- the workload's last step line when its step lines stopped long before its containers stopped
+  logging and nothing else broke after it (`stall_hit`: a hang found from absent lines).
 A root match after which the pod kept logging (a retried warning) is not a seed: it can still
 explain a disruption found from other seeds.
 
@@ -25,7 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional
 
-from mlwiki.diagnose.match import CASCADE, CONSEQUENCE, ROOT, SYMPTOM, Hit
+from mlwiki.diagnose.match import CASCADE, CONSEQUENCE, ROOT, SYMPTOM, Hit, Scan, insert_id_of
 from mlwiki.diagnose.topology import Topology
 from mlwiki.wiki import Symptom
 
@@ -36,6 +38,9 @@ INFRA_RESOURCES = ("gce_instance", "k8s_node", "gke_nodepool", "gke_cluster")
 EVENTS_LOG = "/logs/events"  # Kubernetes events (pods, nodes, Jobs, JobSets, Kueue workloads)
 SEVERE = ("ERROR", "CRITICAL", "ALERT", "EMERGENCY")
 INTERRUPTION_KINDS = ("preemption", "eviction")
+STALL_SYMPTOM = "training-stall"
+STALL_STEPS = 10  # step intervals without a step line …
+STALL_MIN = 600.0  # … and at least this many seconds, while the containers still log
 
 
 @dataclass
@@ -115,7 +120,7 @@ def pod_alive_after(hit: Hit, topology: Topology) -> bool:
 
 
 def is_seed(hit: Hit, topology: Topology, symptoms: dict[str, Symptom]) -> bool:
-    if hit.role in (CONSEQUENCE, CASCADE):
+    if hit.role in (CONSEQUENCE, CASCADE) or hit.inferred:
         return True
     if hit.shadowed or hit.role not in (ROOT, SYMPTOM):
         return False
@@ -190,3 +195,39 @@ def _restart_closed(group: Disruption, seed: Hit, topology: Topology) -> bool:
 def _attempt(hit: Hit, topology: Topology) -> Optional[int]:
     info = topology.pods.get(hit.pod or "")
     return info.attempt if info else None
+
+
+def stall_hit(scan: Scan, seeds: list[Hit], symptoms: dict[str, Symptom]) -> Optional[Hit]:
+    """A `training-stall` seed at the workload's last step line, when its step lines stopped
+    more than `max(STALL_STEPS × seconds per step, STALL_MIN)` before its containers stopped
+    logging and no failure was found after it (nothing crashed: the run hangs)."""
+    line = scan.progress.step_line()
+    page = symptoms.get(STALL_SYMPTOM)
+    if line is None or page is None or line.last_entry is None:
+        return None
+    last_log = max((i.container_last for i in scan.topology.pods.values()), default=float("-inf"))
+    quiet = last_log - line.last[0]
+    if quiet <= max(STALL_STEPS * (line.seconds_per_step or 0.0), STALL_MIN):
+        return None
+    if any(seed.time > line.last[0] for seed in seeds):
+        return None  # a failure after the last step explains why the steps stopped
+    entry = line.last_entry
+    scan.entries.append(entry)
+    return Hit(
+        index=len(scan.entries) - 1,
+        symptom=page.id,
+        role=page.role,
+        layer=page.layer,
+        time=line.last[0],
+        timestamp=str(entry.get("timestamp") or ""),
+        insert_id=insert_id_of(entry),
+        log_name=str(entry.get("logName") or ""),
+        host=None,  # the whole run stopped progressing, not one host
+        pod=None,
+        quote=line.last_text,
+        field="textPayload" if isinstance(entry.get("textPayload"), str) else "jsonPayload.message",
+        captures={},
+        severity=str(entry.get("severity") or "DEFAULT"),
+        resource_type=str((entry.get("resource") or {}).get("type") or ""),
+        inferred=True,
+    )

@@ -14,6 +14,7 @@ from typing import Any, Optional
 import orjson
 
 from mlwiki.diagnose.clock import epoch
+from mlwiki.diagnose.progress import Progress
 from mlwiki.diagnose.signatures import SignatureSet
 from mlwiki.diagnose.topology import Topology
 from mlwiki.logs.entry import entry_host, entry_pod
@@ -52,6 +53,7 @@ class Hit:
     severity: str
     resource_type: str
     shadowed: bool = False  # a root match inside a cascade line: never a root cause
+    inferred: bool = False  # found from missing lines (a stall), cited by the last line seen
 
 
 @dataclass
@@ -62,6 +64,7 @@ class Scan:
     topology: Topology
     entries: list[dict[str, Any]] = field(default_factory=list)
     hits: list[Hit] = field(default_factory=list)
+    progress: Progress = field(default_factory=Progress)
     count: int = 0
     resource_types: dict[str, int] = field(default_factory=dict)
 
@@ -74,6 +77,8 @@ class Scan:
         resource_type = str((entry.get("resource") or {}).get("type") or "")
         self.resource_types[resource_type] = self.resource_types.get(resource_type, 0) + 1
         self.topology.observe(entry, when, host, pod)
+        if pod in self.topology.pods and resource_type == "k8s_container":
+            self.progress.observe(entry, when)
         found = self.signatures.scan(entry)
         if not found:
             return

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from mlwiki.diagnose.collect import Collection, from_bundle, from_cloud, session_of
-from mlwiki.diagnose.disruptions import Disruption, find_disruptions
+from mlwiki.diagnose.disruptions import Disruption, find_disruptions, is_seed, stall_hit
 from mlwiki.diagnose.findings import Context, build_findings, ensure_valid
 from mlwiki.diagnose.match import Scan
 from mlwiki.diagnose.report import render_report
@@ -47,6 +47,9 @@ def analyse(
     scan.add_all(source.entries)
     scan.finish()
     hits = scan.relevant_hits()
+    stall = stall_hit(scan, [h for h in hits if is_seed(h, scan.topology, symptoms)], symptoms)
+    if stall is not None:
+        hits.append(stall)
     disruptions = find_disruptions(hits, scan.topology, symptoms)
     for disruption in disruptions:
         triage(disruption, hits, scan.topology, symptoms)

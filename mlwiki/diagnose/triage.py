@@ -358,6 +358,11 @@ def _set_inconclusive(
         f"only {best.role} evidence: the lines point to {named}, where no root cause was found "
         "in the logs"
     )
+    if best.inferred:
+        disruption.reasoning = (
+            "the step lines stop at the cited line while the containers keep logging, and "
+            "nothing in the logs says why"
+        )
 
 
 def _pointer_story(pointers: list[Pointer], root_hosts: list[str]) -> str:

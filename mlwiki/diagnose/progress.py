@@ -1,0 +1,75 @@
+"""Training progress: the workload's own step lines, learned from the data, and when they stop.
+
+A hang prints nothing: it is found from the absence of step lines (TAXONOMY.md E1). During the
+single pass every workload container line holding a step number (`completed step: 14039`,
+`step=4000 loss=…`, `Step 12/500`) is filed under its *template* — the text before the number
+with digits blurred — and, per template, the first and last step seen with their times. The
+template seen most often is the workload's step line. `disruptions.stall_hit` turns a step line
+that stopped long before the containers did into a `training-stall` disruption.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from mlwiki.diagnose.signatures import quote_of
+
+MIN_STEP_LINES = 5  # fewer lines of a template do not make it the workload's step line
+MAX_TEMPLATES = 64  # the pass keeps at most this many templates (memory stays flat)
+_STEP = re.compile(r"\b[Ss]tep\b\s*[:=#]?\s*([0-9]+)")
+_DIGITS = re.compile(r"[0-9]+")
+TEMPLATE_CONTEXT = 40  # characters before the number that name the template
+
+
+@dataclass
+class StepLine:
+    count: int = 0
+    first: tuple[float, int] = (float("inf"), 0)  # (time, step) of the earliest line
+    last: tuple[float, int] = (float("-inf"), 0)  # (time, step) of the latest line
+    last_entry: Optional[dict[str, Any]] = None
+    last_text: str = ""
+
+    @property
+    def seconds_per_step(self) -> Optional[float]:
+        steps = self.last[1] - self.first[1]
+        seconds = self.last[0] - self.first[0]
+        return seconds / steps if steps > 0 and seconds > 0 else None
+
+
+@dataclass
+class Progress:
+    templates: dict[str, StepLine] = field(default_factory=dict)
+
+    def observe(self, entry: dict[str, Any], when: float) -> None:
+        """File one workload container entry if it is a step line (any arrival order)."""
+        text = entry.get("textPayload")
+        if not isinstance(text, str):
+            payload = entry.get("jsonPayload")
+            text = payload.get("message") if isinstance(payload, dict) else None
+        if not isinstance(text, str) or "tep" not in text:
+            return
+        match = _STEP.search(text)
+        if match is None:
+            return
+        prefix = _DIGITS.sub("#", text[max(0, match.start() - TEMPLATE_CONTEXT) : match.start()])
+        key = prefix + _DIGITS.sub("#", match.group(0))
+        line = self.templates.get(key)
+        if line is None:
+            if len(self.templates) >= MAX_TEMPLATES:
+                return
+            line = self.templates[key] = StepLine()
+        step = int(match.group(1))
+        line.count += 1
+        if when < line.first[0]:
+            line.first = (when, step)
+        if when > line.last[0]:
+            line.last = (when, step)
+            line.last_entry, line.last_text = entry, quote_of(text, *match.span())
+
+    def step_line(self) -> Optional[StepLine]:
+        """The workload's step line: the template seen most often, if it shows progress."""
+        lines = [s for s in self.templates.values() if s.count >= MIN_STEP_LINES]
+        best = max(lines, key=lambda s: s.count, default=None)
+        return best if best is not None and best.seconds_per_step else None
