@@ -186,3 +186,51 @@ def test_a_short_pause_or_a_crash_after_the_steps_is_not_a_stall(tmp_path: Path)
     assert findings_of(stalled_run(700), tmp_path / "short")["status"] == "no_failure"
     crashed = findings_of(stalled_run(3000, crash=True), tmp_path / "crash")
     assert [r[1] for r in rows(crashed)] == ["process-abort"]
+
+
+def device_plugin_line(run: Run, node: str, seconds: float) -> None:
+    """The TPU device plugin (a kube-system pod) on `node` reports a lost chip."""
+    run.entries.append(
+        {
+            "insertId": f"plugin-{node}-{seconds}",
+            "logName": "projects/p/logs/stderr",
+            "resource": {
+                "type": "k8s_container",
+                "labels": {
+                    "namespace_name": "kube-system",
+                    "pod_name": "tpu-device-plugin-x7k2p",
+                    "container_name": "tpu-device-plugin",
+                },
+            },
+            "timestamp": run.at(seconds),
+            "severity": "ERROR",
+            "textPayload": "E0314 09:00:00.000000 41 health_check.go:71] device /dev/vfio/3 does not exist",
+            "labels": {"compute.googleapis.com/resource_name": node},
+        }
+    )
+
+
+def test_a_sick_node_of_the_pool_explains_the_pod_that_cannot_be_scheduled(
+    tmp_path: Path,
+) -> None:
+    run = Run("short-chip", 1, 4, seed=27)
+    run.start_attempt(0)
+    pending = run.pods.pop((0, 3))  # never assigned: its node offers a chip too few
+    run.entries = [e for e in run.entries if pending.name not in json.dumps(e)]
+    device_plugin_line(run, pending.node, -60)
+    for k in range(3):
+        run.pod_event(pending.name, 2 + 400 * k, "FailedScheduling", PENDING, "Warning")
+    findings = findings_of(run, tmp_path / "b")
+    assert findings["root_cause"]["symptom"] == "tpu-device-plugin-unhealthy"
+    assert [c["host"] for c in findings["culprit_hosts"]] == [pending.node]
+    assert rows(findings) == [("scheduling", "tpu-device-plugin-unhealthy", pending.node)]
+
+
+def test_a_device_plugin_warning_on_a_node_whose_pod_runs_on_breaks_nothing(
+    tmp_path: Path,
+) -> None:
+    run = Run("plugin-blip", 1, 2, seed=28)
+    run.start_attempt(0)
+    run.train(10, 400)
+    device_plugin_line(run, run.pods[(0, 1)].node, 100)
+    assert findings_of(run, tmp_path / "b")["status"] == "no_failure"

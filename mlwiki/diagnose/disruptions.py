@@ -115,8 +115,14 @@ def is_infra(hit: Hit, symptoms: dict[str, Symptom]) -> bool:
 
 
 def pod_alive_after(hit: Hit, topology: Topology) -> bool:
+    """Whether the workload's pod went on logging after the hit; for a system pod's line (the
+    device plugin on the node), whether the workload's pod on that node did."""
     info = topology.pods.get(hit.pod or "")
-    return info is not None and info.container_last > hit.time + GRACE
+    if info is not None:
+        return info.container_last > hit.time + GRACE
+    return any(
+        i.node == hit.host and i.container_last > hit.time + GRACE for i in topology.pods.values()
+    )
 
 
 def is_seed(hit: Hit, topology: Topology, symptoms: dict[str, Symptom]) -> bool:

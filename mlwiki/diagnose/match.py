@@ -25,6 +25,7 @@ CASCADE = "cascade"
 ROOT = "root"
 SYMPTOM = "symptom"
 CONSEQUENCE = "consequence"
+SYSTEM_NAMESPACES = ("kube-system", "gke-managed-system", "gke-system")
 
 
 def insert_id_of(entry: dict[str, Any]) -> str:
@@ -121,15 +122,18 @@ class Scan:
                 hit.host = self.topology.node_of(hit.pod)
 
     def relevant_hits(self) -> list[Hit]:
-        """Hits about the workload: its pods, its nodes, or entries that name it."""
+        """Hits about the workload: its pods, its nodes (the node itself or a system pod on it,
+        such as the TPU device plugin), or entries that name it."""
         workload = self.topology.workload
         if workload is None:
             return list(self.hits)
-        nodes = {info.node for info in self.topology.pods.values() if info.node}
+        nodes = self.workload_nodes()
         kept = []
         for hit in self.hits:
-            if hit.pod is not None:
-                if hit.pod in self.topology.pods:
+            if hit.pod is not None and hit.pod in self.topology.pods:
+                kept.append(hit)
+            elif hit.pod is not None:
+                if hit.host in nodes and self.from_system(hit):
                     kept.append(hit)
             elif hit.host is not None:
                 if hit.host in nodes:
@@ -137,6 +141,40 @@ class Scan:
             elif workload.encode() in orjson.dumps(self.entries[hit.index]):
                 kept.append(hit)
         return kept
+
+    def workload_nodes(self) -> set[str]:
+        return {info.node for info in self.topology.pods.values() if info.node}
+
+    def pool_hits(self) -> list[Hit]:
+        """System and node hits on the other nodes of the workload's node pools.
+
+        When a pod cannot be scheduled, the node it should have run on is where the reason is
+        (a device plugin short of a chip), yet no pod of the workload ever ran there: those
+        nodes are known only as siblings (same GKE node pool) of the nodes that did.
+        """
+        nodes = self.workload_nodes()
+        pools = {pool for pool in map(node_pool, nodes) if pool}
+        return [
+            hit
+            for hit in self.hits
+            if hit.host
+            and hit.host not in nodes
+            and node_pool(hit.host) in pools
+            and self.from_system(hit)
+        ]
+
+    def from_system(self, hit: Hit) -> bool:
+        """Written by the node or a system pod (kube-system…), not by some workload."""
+        if hit.resource_type != "k8s_container":
+            return True
+        labels = (self.entries[hit.index].get("resource") or {}).get("labels") or {}
+        return labels.get("namespace_name") in SYSTEM_NAMESPACES
+
+
+def node_pool(node: str) -> Optional[str]:
+    """`gke-<cluster>-<pool>-<group>` of a GKE node `gke-<cluster>-<pool>-<group>-<id>`."""
+    head, _, tail = node.rpartition("-")
+    return head if node.startswith("gke-") and head.count("-") >= 3 and tail else None
 
 
 def match_rows(

@@ -51,8 +51,9 @@ def analyse(
     if stall is not None:
         hits.append(stall)
     disruptions = find_disruptions(hits, scan.topology, symptoms)
+    nearby = scan.pool_hits()
     for disruption in disruptions:
-        triage(disruption, hits, scan.topology, symptoms)
+        triage(disruption, hits, scan.topology, symptoms, nearby)
     topology = scan.topology
     window = source.window or ((topology.first, topology.last) if scan.count else (0.0, 0.0))
     missing = data_gaps(scan, disruptions)

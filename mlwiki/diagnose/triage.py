@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Optional
 
 from mlwiki.diagnose.disruptions import (
@@ -49,9 +49,17 @@ _NAMING = re.compile(r"\(\?P<(?:task|host|pod)>")  # a signature group that name
 
 
 def triage(
-    disruption: Disruption, hits: list[Hit], topology: Topology, symptoms: dict[str, Symptom]
+    disruption: Disruption,
+    hits: list[Hit],
+    topology: Topology,
+    symptoms: dict[str, Symptom],
+    nearby: Sequence[Hit] = (),
 ) -> None:
-    """Fill in the disruption's root, culprits, confidence, kind and symptom."""
+    """Fill in the disruption's root, culprits, confidence, kind and symptom.
+
+    `nearby` hits (nodes of the workload's node pools that ran none of its pods) may only
+    explain the chosen root (see `explains`), never be a root on their own.
+    """
     end = disruption.end + GRACE
     window = [h for h in hits if disruption.window_start <= h.time <= end]
     reporting = reporter_pages(symptoms)
@@ -115,7 +123,8 @@ def triage(
     if disruption.root is not None:
         page = symptoms.get(disruption.root.symptom)
         disruption.kind = (page.failure_kind if page else None) or "crash"
-        explainer = explanation(disruption.root, candidates)
+        around = [h for h in nearby if disruption.window_start <= h.time <= end]
+        explainer = explanation(disruption.root, candidates + around)
         if explainer is not None:
             _set_explained(disruption, explainer, topology)
         disruption.symptom = disruption.root.symptom
