@@ -10,7 +10,7 @@ from typing import Any, Optional
 
 import re2
 
-from mlwiki.lint.markdown import Link, MarkdownDoc, Target, parse_markdown, resolve_link
+from mlwiki.lint.markdown import Link, MarkdownDoc, Target, parse_many, resolve_link
 from mlwiki.lint.model import Finding
 from mlwiki.wiki import MESSAGE_FIELDS, SCHEMAS_DIR, LoadProblem, Page, Symptom, Wiki, read_text
 
@@ -78,19 +78,19 @@ class LintContext:
     @cached_property
     def markdown_docs(self) -> dict[Path, MarkdownDoc]:
         """Every Markdown file of the wiki (pages and the top-level guides), parsed once."""
-        docs: dict[Path, MarkdownDoc] = {}
+        jobs: dict[Path, tuple[str, int]] = {}
         page_paths = {page.path: page for page in self.wiki.pages.values()}
         for path in self.markdown_paths:
             page = page_paths.get(path)
             if page is not None:
-                docs[path] = parse_markdown(page.body, page.body_line)
+                jobs[path] = (page.body, page.body_line)
                 continue
             text, problem = read_text(path)
             if problem:
                 self.extra_problems.append(problem)
             else:
-                docs[path] = parse_markdown(text or "")
-        return docs
+                jobs[path] = (text or "", 1)
+        return dict(zip(jobs, parse_many(list(jobs.values()))))
 
     @cached_property
     def markdown_paths(self) -> list[Path]:

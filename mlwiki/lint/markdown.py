@@ -6,8 +6,11 @@ hold a link, a code span, HTML or an escape; a plain paragraph is prose as it st
 
 from __future__ import annotations
 
+import multiprocessing as mp
 import os
 import re
+import threading
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from pathlib import Path
@@ -141,6 +144,34 @@ def parse_markdown(text: str, first_line: int = 1) -> MarkdownDoc:
             open_headings.append((level, "".join(text_parts), line, index - 1))
     _mark_empty(open_headings, block_starts, doc)
     return doc
+
+
+# Below this many files a worker pool costs more than it saves.
+PARALLEL_MIN_FILES = 400
+
+
+def _parse_job(job: tuple[str, int]) -> MarkdownDoc:
+    return parse_markdown(*job)
+
+
+def parse_many(jobs: list[tuple[str, int]]) -> list[MarkdownDoc]:
+    """`parse_markdown` over many (text, first_line) jobs, on every core for a large wiki.
+
+    Parsing Markdown is most of a large wiki's lint time and each file is independent, so big
+    wikis are parsed in forked worker processes; small ones in this one, and so is any wiki when
+    fork is unavailable or other threads run (forking a threaded process can deadlock).
+    """
+    workers = min(os.cpu_count() or 1, 8)
+    serial = (
+        len(jobs) < PARALLEL_MIN_FILES
+        or workers < 2
+        or threading.active_count() > 1
+        or "fork" not in mp.get_all_start_methods()
+    )
+    if serial:
+        return [parse_markdown(*job) for job in jobs]
+    with ProcessPoolExecutor(workers, mp_context=mp.get_context("fork")) as pool:
+        return list(pool.map(_parse_job, jobs, chunksize=max(1, len(jobs) // (workers * 4))))
 
 
 def _walk_inline(children: list[Token], line: int, doc: MarkdownDoc) -> list[str]:
