@@ -18,6 +18,7 @@ from mlwiki.diagnose.signatures import quote_of
 
 MIN_STEP_LINES = 5  # fewer lines of a template do not make it the workload's step line
 MAX_TEMPLATES = 64  # the pass keeps at most this many templates (memory stays flat)
+MAX_KEYS = 4096  # cached raw prefixes (a prefix holding a clock never repeats: bounded)
 _STEP = re.compile(r"\b[Ss]tep\b\s*[:=#]?\s*([0-9]+)")
 _DIGITS = re.compile(r"[0-9]+")
 TEMPLATE_CONTEXT = 40  # characters before the number that name the template
@@ -41,6 +42,7 @@ class StepLine:
 @dataclass
 class Progress:
     templates: dict[str, StepLine] = field(default_factory=dict)
+    _keys: dict[str, str] = field(default_factory=dict)  # raw prefix → template (a cache)
 
     def observe(self, entry: dict[str, Any], when: float) -> None:
         """File one workload container entry if it is a step line (any arrival order)."""
@@ -53,8 +55,12 @@ class Progress:
         match = _STEP.search(text)
         if match is None:
             return
-        prefix = _DIGITS.sub("#", text[max(0, match.start() - TEMPLATE_CONTEXT) : match.start()])
-        key = prefix + _DIGITS.sub("#", match.group(0))
+        raw = text[max(0, match.start() - TEMPLATE_CONTEXT) : match.end(0) - len(match.group(1))]
+        key = self._keys.get(raw)
+        if key is None:
+            key = _DIGITS.sub("#", raw)
+            if len(self._keys) < MAX_KEYS:  # most step lines repeat one literal prefix
+                self._keys[raw] = key
         line = self.templates.get(key)
         if line is None:
             if len(self.templates) >= MAX_TEMPLATES:
