@@ -11,9 +11,11 @@
 `diagnose(workload, *, project=None, window=None, bundle=None, wiki=None)`; `window` is a
 `mlwiki.timewindow.Window` (without one, a bundle is read whole). Stages, one module each:
 `collect` (entries into an EntryStore) → `signatures` + `match` (one pass: every signature of
-every symptom page in RE2 sets; topology facts per pod and node) → `disruptions` (when the run
-broke) → `triage` (root cause vs cascade, culprit hosts) → `findings` (schema-valid, every claim
-cited) → `report` (Markdown). `verify` checks findings against the entries they cite.
+every symptom page in RE2 sets; topology facts per pod and node; `progress`: the workload's own
+step lines) → `disruptions` (when the run broke, incl. a stall found from step lines that
+stopped) → `triage` (root cause vs cascade, culprit hosts; `explains`: which root explains
+another) → `findings` (schema-valid, every claim cited) → `report` (Markdown). `verify` checks
+findings against the entries they cite.
 
 With several disruptions, `root_cause` is the first disruption's (the first that has one) and
 `culprit_hosts` the union over all disruptions, each host with the evidence of its own
