@@ -188,6 +188,12 @@ def test_a_short_pause_or_a_crash_after_the_steps_is_not_a_stall(tmp_path: Path)
     assert [r[1] for r in rows(crashed)] == ["process-abort"]
 
 
+def test_a_quiet_final_phase_of_a_run_that_completed_is_not_a_stall(tmp_path: Path) -> None:
+    run = stalled_run(3000)
+    run.cluster_event(3100, "JobSet", run.workload, "AllJobsCompleted", "jobset completed")
+    assert findings_of(run, tmp_path / "done")["status"] == "no_failure"
+
+
 def device_plugin_line(run: Run, node: str, seconds: float) -> None:
     """The TPU device plugin (a kube-system pod) on `node` reports a lost chip."""
     run.entries.append(

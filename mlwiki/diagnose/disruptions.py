@@ -217,6 +217,8 @@ def stall_hit(scan: Scan, seeds: list[Hit], symptoms: dict[str, Symptom]) -> Opt
         return None
     if any(seed.time > line.last[0] for seed in seeds):
         return None  # a failure after the last step explains why the steps stopped
+    if scan.progress.finished_at > line.last[0]:
+        return None  # the run completed after its last step: a quiet final phase, not a hang
     entry = line.last_entry
     scan.entries.append(entry)
     return Hit(

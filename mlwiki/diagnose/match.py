@@ -80,6 +80,8 @@ class Scan:
         self.topology.observe(entry, when, host, pod)
         if pod in self.topology.pods and resource_type == "k8s_container":
             self.progress.observe(entry, when)
+        elif str(entry.get("logName") or "").endswith("/logs/events"):
+            self.progress.observe_event(entry, when, self.topology.workload)
         found = self.signatures.scan(entry)
         if not found:
             return

@@ -39,10 +39,31 @@ class StepLine:
         return seconds / steps if steps > 0 and seconds > 0 else None
 
 
+# Event reasons Kubernetes and the JobSet controller give when a Job or JobSet ends well.
+COMPLETION_REASONS = frozenset({"Completed", "AllJobsCompleted", "SuccessfulCompletion"})
+
+
 @dataclass
 class Progress:
     templates: dict[str, StepLine] = field(default_factory=dict)
     _keys: dict[str, str] = field(default_factory=dict)  # raw prefix → template (a cache)
+    finished_at: float = float("-inf")  # latest successful completion of the workload's Job(Set)
+
+    def observe_event(self, entry: dict[str, Any], when: float, workload: Optional[str]) -> None:
+        """Note a Kubernetes event saying the workload's JobSet or one of its Jobs completed: a
+        run that finished after its last step line did not hang (an evaluation or upload phase
+        after training prints no steps)."""
+        payload = entry.get("jsonPayload")
+        if not workload or not isinstance(payload, dict):
+            return
+        if payload.get("reason") not in COMPLETION_REASONS:
+            return
+        involved = payload.get("involvedObject") or {}
+        name = str(involved.get("name") or "") if isinstance(involved, dict) else ""
+        if involved.get("kind") in ("JobSet", "Job") and (
+            name == workload or name.startswith(f"{workload}-")
+        ):
+            self.finished_at = max(self.finished_at, when)
 
     def observe(self, entry: dict[str, Any], when: float) -> None:
         """File one workload container entry if it is a step line (any arrival order)."""
