@@ -394,15 +394,15 @@ class WikiTools:
     ) -> dict[str, Any]:
         """Check findings the way the reviewer must (`mlwiki verify`): schema-valid; the root
         cause, every culprit host and every failure row cite evidence ids that exist; each
-        evidence item's insertId and timestamp are in the bundle and its quote is in that entry.
+        evidence item's insertId and timestamp are in the bundle (or, for findings read from Cloud
+        Logging, in that project's logs) and its quote is in that entry.
         Returns passed, status (PASS or FAIL) and one line per problem."""
-        from mlwiki.diagnose.verify import bundle_of, check_findings, load_findings
+        from mlwiki.diagnose.verify import load_findings, verify_findings
 
         if (findings is None) == (findings_path is None):
             raise BadInput("findings or findings_path: give exactly one")
         data = findings if findings is not None else load_findings(Path(str(findings_path)))
-        path = bundle_of(data, self.bundle_path(bundle))
-        problems = check_findings(self.wiki(), data, path)
+        problems, _ = verify_findings(self.wiki(), data, bundle=self.bundle_path(bundle))
         return {
             "passed": not problems,
             "status": "FAIL" if problems else "PASS",

@@ -105,6 +105,38 @@ def test_verify_resolves_online_citations_against_the_same_entries(
     assert result.code == 0, result.stdout + result.stderr
 
 
+def test_verify_looks_cited_entries_up_in_cloud_logging(cli, logging_api, tmp_path) -> None:
+    start, end = _window(_entries())
+    out = tmp_path / "findings.json"
+    assert (
+        cli(
+            "troubleshoot",
+            WORKLOAD,
+            "--project",
+            PROJECT,
+            "--start",
+            start,
+            "--end",
+            end,
+            "--out",
+            str(out),
+        ).code
+        == 0
+    )
+    before = len(logging_api.requests)
+    result = cli("verify", str(out), "--format", "json")
+    assert result.code == 0, result.stdout + result.stderr
+    assert result.json()["checked_against"] == f"Cloud Logging projects/{PROJECT}"
+    lookups = logging_api.requests[before:]
+    assert len(lookups) == 1 and "insertId=(" in lookups[0]["filter"]
+    findings = json.loads(out.read_text())
+    findings["evidence"][0]["quote"] = "a line nobody logged"
+    out.write_text(json.dumps(findings))
+    tampered = cli("verify", str(out))
+    assert tampered.code == 1
+    assert "the quote is not in the entry's text" in tampered.stdout
+
+
 def test_capped_collection_is_partial_and_never_no_failure(cli, logging_api) -> None:
     start, end = _window(_entries())
     result = cli(

@@ -15,25 +15,31 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description=(
             "Check FINDINGS (findings.json): valid against the schema; root cause, culprit hosts "
             "and failure rows each cite evidence ids that exist; every evidence item's insertId "
-            "AND timestamp are in the bundle (--bundle, else the bundle the findings name) and its "
-            "quote is in that entry's text. Exit 0 when all good, 1 listing each problem, 2 on "
-            "bad input."
+            "AND timestamp are in the bundle (--bundle, else the bundle the findings name) or, for "
+            "findings read from Cloud Logging, in that project's logs (looked up by insertId within "
+            "the findings' window), and its quote is in that entry's text. Exit 0 when all good, "
+            "1 listing each problem, 2 on bad input."
         ),
     )
     parser.add_argument("findings", type=Path, metavar="FINDINGS")
     parser.add_argument("--bundle", type=Path, help="the bundle the findings were made from")
+    parser.add_argument(
+        "--project",
+        help="look the cited entries up in this project's Cloud Logging (default: the project "
+        "the findings were read from, when they came from Cloud Logging)",
+    )
     parser.add_argument("--format", choices=("json", "text"), default="text")
     parser.set_defaults(handler=handle)
 
 
 def handle(args: argparse.Namespace) -> int:
-    from mlwiki.diagnose.verify import bundle_of, check_findings, load_findings
+    from mlwiki.diagnose.verify import load_findings, verify_findings
     from mlwiki.output import emit_json
     from mlwiki.wiki import find_wiki_root, load_wiki
 
     findings = load_findings(args.findings)
-    bundle = bundle_of(findings, args.bundle)
-    problems = check_findings(load_wiki(find_wiki_root(explicit=args.wiki)), findings, bundle)
+    wiki = load_wiki(find_wiki_root(explicit=args.wiki))
+    problems, source = verify_findings(wiki, findings, bundle=args.bundle, project=args.project)
     status = "FAIL" if problems else "PASS"
     if args.format == "json":
         emit_json(
@@ -41,12 +47,14 @@ def handle(args: argparse.Namespace) -> int:
                 "status": status,
                 "problems": problems,
                 "evidence": len(findings.get("evidence") or []),
+                "checked_against": source,
             }
         )
     else:
         for problem in problems:
             print(problem)
         print(
-            f"{status}: {len(problems)} problem(s), {len(findings.get('evidence') or [])} evidence item(s) checked"
+            f"{status}: {len(problems)} problem(s), "
+            f"{len(findings.get('evidence') or [])} evidence item(s) checked against {source}"
         )
     return EXIT_FINDING if problems else EXIT_OK

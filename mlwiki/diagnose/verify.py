@@ -35,14 +35,74 @@ def load_findings(path: Path) -> dict[str, Any]:
     return data
 
 
-def bundle_of(findings: dict[str, Any], given: Optional[Path]) -> Path:
-    """The bundle to check against: --bundle, else the bundle path the findings name."""
+def bundle_of(findings: dict[str, Any], given: Optional[Path]) -> Optional[Path]:
+    """The bundle to check against: --bundle, else a readable bundle path the findings name."""
     if given is not None:
         return given
     for source in (findings.get("data") or {}).get("sources") or []:
-        if isinstance(source, str) and Path(source).exists():
+        if isinstance(source, str) and not source.startswith("projects/") and Path(source).exists():
             return Path(source)
-    raise BadInput("--bundle: the findings name no readable bundle; give --bundle PATH")
+    return None
+
+
+def project_of(findings: dict[str, Any], given: Optional[str]) -> Optional[str]:
+    """The Cloud Logging project the findings were read from (`projects/P` in data.sources)."""
+    if given:
+        return given
+    for source in (findings.get("data") or {}).get("sources") or []:
+        if isinstance(source, str) and source.startswith("projects/"):
+            return source.split("/", 1)[1]
+    return None
+
+
+def wanted_ids(findings: dict[str, Any]) -> set[str]:
+    return {
+        str(item.get("insertId"))
+        for item in findings.get("evidence") or []
+        if isinstance(item, dict) and item.get("insertId")
+    }
+
+
+def entries_from_bundle(bundle: Path, wanted: set[str]) -> dict[str, list[dict[str, Any]]]:
+    """The bundle's entries whose insertId is cited (one streaming pass)."""
+    found: dict[str, list[dict[str, Any]]] = {}
+    for entry in iter_bundle(bundle):
+        insert_id = entry.get("insertId") or synthetic_insert_id(entry)
+        if insert_id in wanted:
+            found.setdefault(insert_id, []).append(entry)
+    return found
+
+
+# insertIds per query: keeps each filter far below Cloud Logging's 20,000-character limit.
+IDS_PER_QUERY = 200
+
+
+def entries_from_cloud(
+    project: str, findings: dict[str, Any], wanted: set[str], client: Any = None
+) -> tuple[dict[str, list[dict[str, Any]]], list[str]]:
+    """The cited entries, looked up in Cloud Logging by insertId within the findings' window
+    (one query per 200 ids); also the reasons the lookup was incomplete, if it was."""
+    from mlwiki.logs.cloud import LoggingFetcher, make_client
+    from mlwiki.logs.query import quote
+    from mlwiki.timewindow import resolve_window
+
+    window_data = findings.get("window") or {}
+    window = resolve_window(window_data.get("start"), window_data.get("end"), None)
+    fetcher = LoggingFetcher(
+        client=client if client is not None else make_client(project), project=project
+    )
+    found: dict[str, list[dict[str, Any]]] = {}
+    gaps: list[str] = []
+    ids = sorted(wanted)
+    for start in range(0, len(ids), IDS_PER_QUERY):
+        chunk = ids[start : start + IDS_PER_QUERY]
+        filter_text = "insertId=(" + " OR ".join(quote(i) for i in chunk) + ")"
+        entries, report = fetcher.fetch("cited entries", filter_text, window)
+        if report.partial:
+            gaps.append(report.reason)
+        for entry in entries:
+            found.setdefault(str(entry.get("insertId")), []).append(entry)
+    return found, gaps
 
 
 def _strings(value: Any) -> list[str]:
@@ -70,7 +130,14 @@ def quote_in(quote: str, entry: dict[str, Any]) -> bool:
     return MARKER_PREFIX in quote and any(quote in redact_text(text)[0] for text in texts)
 
 
-def check_findings(wiki: Wiki, findings: dict[str, Any], bundle: Path) -> list[str]:
+def check_findings(
+    wiki: Wiki,
+    findings: dict[str, Any],
+    found: dict[str, list[dict[str, Any]]],
+    source: str,
+) -> list[str]:
+    """Every problem of `findings`, checked against `found` (the cited entries that exist in
+    `source`, by insertId: see `entries_from_bundle` and `entries_from_cloud`)."""
     problems = [f"schema: {line}" for line in validate_findings(wiki, findings)]
     evidence = [e for e in findings.get("evidence") or [] if isinstance(e, dict)]
     ids = {e.get("id") for e in evidence}
@@ -92,14 +159,6 @@ def check_findings(wiki: Wiki, findings: dict[str, Any], bundle: Path) -> list[s
     for number, failure in enumerate(findings.get("failures") or []):
         if isinstance(failure, dict):
             cited(f"failures[{number}] ({failure.get('symptom')})", failure.get("evidence"))
-    wanted: dict[str, list[dict[str, Any]]] = {}
-    for item in evidence:
-        wanted.setdefault(str(item.get("insertId")), []).append(item)
-    found: dict[str, list[dict[str, Any]]] = {}
-    for entry in iter_bundle(bundle):
-        insert_id = entry.get("insertId") or synthetic_insert_id(entry)
-        if insert_id in wanted:
-            found.setdefault(insert_id, []).append(entry)
     for item in evidence:
         label = f"evidence {item.get('id')} (insertId {item.get('insertId')!r})"
         matches = [
@@ -108,10 +167,39 @@ def check_findings(wiki: Wiki, findings: dict[str, Any], bundle: Path) -> list[s
             if _same_time(entry.get("timestamp"), item.get("timestamp"))
         ]
         if not matches:
-            problems.append(f"{label}: no entry with this insertId and timestamp in {bundle}")
+            problems.append(f"{label}: no entry with this insertId and timestamp in {source}")
         elif not any(quote_in(str(item.get("quote") or ""), entry) for entry in matches):
             problems.append(f"{label}: the quote is not in the entry's text")
     return problems
+
+
+def verify_findings(
+    wiki: Wiki,
+    findings: dict[str, Any],
+    *,
+    bundle: Optional[Path] = None,
+    project: Optional[str] = None,
+    client: Any = None,
+) -> tuple[list[str], str]:
+    """(problems, where the evidence was looked up): against `bundle` or the bundle the findings
+    name, else Cloud Logging of `project` or of the project the findings were read from."""
+    wanted = wanted_ids(findings)
+    path = bundle_of(findings, bundle)
+    gaps: list[str] = []
+    if path is not None:
+        found, source = entries_from_bundle(path, wanted), str(path)
+    else:
+        project = project_of(findings, project)
+        if project is None:
+            raise BadInput(
+                "--bundle or --project: the findings name no readable bundle and no Cloud "
+                "Logging project to check the evidence against"
+            )
+        found, gaps = entries_from_cloud(project, findings, wanted, client)
+        source = f"Cloud Logging projects/{project}"
+    problems = check_findings(wiki, findings, found, source)
+    problems.extend(f"lookup incomplete: {gap}" for gap in gaps)
+    return problems, source
 
 
 def _same_time(left: Any, right: Any) -> bool:
