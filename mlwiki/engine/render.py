@@ -107,7 +107,8 @@ def time_window(start: str, end: str) -> QueryFragment:
 
 
 def strip_group_names(pattern: str) -> str:
-    """`(?P<task>…)` / `(?<task>…)` → `(?:…)`, so several patterns can share one alternation."""
+    """`(?P<task>…)` / `(?<task>…)` → `(?:…)`: patterns can share one alternation, and a query
+    sent to Cloud Logging carries no group names."""
     out: list[str] = []
     index, in_class = 0, False
     while index < len(pattern):
@@ -175,8 +176,9 @@ def symptom_clauses(wiki: Wiki, symptom_id: str) -> QueryFragment:
 
 
 def _alternation(patterns: list[str]) -> str:
+    """One RE2 for a query: group names mean nothing to Cloud Logging, so none are sent."""
     if len(patterns) == 1:
-        return patterns[0]
+        return strip_group_names(patterns[0])
     return "|".join(f"(?:{strip_group_names(p)})" for p in patterns)
 
 
