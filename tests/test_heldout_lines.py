@@ -55,7 +55,10 @@ def entry_for(number: int, line: str, field: str) -> dict[str, Any]:
     if field == "jsonPayload.message":
         return base | {
             "logName": "projects/p/logs/events",
-            "resource": {"type": "k8s_pod", "labels": {"pod_name": POD, "namespace_name": "default"}},
+            "resource": {
+                "type": "k8s_pod",
+                "labels": {"pod_name": POD, "namespace_name": "default"},
+            },
             "severity": "WARNING",
             "jsonPayload": {
                 "message": line,
