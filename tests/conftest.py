@@ -50,6 +50,14 @@ def wiki_copy(tmp_path: Path) -> Path:
     return target
 
 
+@pytest.fixture
+def gcs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """A running GCS emulator on 127.0.0.1 with $STORAGE_EMULATOR_HOST set (tests/fakes/gcs.py)."""
+    from tests.fakes.gcs import running_emulator
+
+    yield from running_emulator(tmp_path, monkeypatch)
+
+
 @pytest.fixture(autouse=True)
 def _isolated_state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Never write the user's audit log or caches from a test."""

@@ -117,13 +117,6 @@ def test_roles_unreachable_is_skipped_not_missing(monkeypatch) -> None:
     assert os.environ["MLWIKI_RESOURCE_MANAGER_ENDPOINT"].startswith("http://127.0.0.1")
 
 
-@pytest.fixture
-def gcs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    from tests.fakes.gcs import running_emulator
-
-    yield from running_emulator(tmp_path, monkeypatch)
-
-
 def test_bucket_permissions_checked_with_the_real_storage_client(gcs) -> None:
     from mlwiki.doctor import check_bucket
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,17 +15,12 @@ from mlwiki.handoff.upload import crc32c_b64, md5_b64
 from mlwiki.logs.bundle import iter_bundle
 from mlwiki.logs.entry import entry_text
 from tests.conftest import WIKI_ROOT, run_cli
-from tests.fakes.gcs import BUCKET, GcsEmulator, running_emulator
+from tests.fakes.gcs import BUCKET, GcsEmulator
 
 INCIDENT = Path(__file__).parent / "data" / "secrets" / "incident"
 FINDINGS = INCIDENT / "findings.json"
 BUNDLE = INCIDENT / "bundle.jsonl"
 SECRETS = [s for s in (INCIDENT / "secrets.txt").read_text(encoding="utf-8").splitlines() if s]
-
-
-@pytest.fixture
-def gcs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[GcsEmulator]:
-    yield from running_emulator(tmp_path, monkeypatch)
 
 
 PACKAGE = [

@@ -10,7 +10,6 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -25,17 +24,12 @@ from mlwiki.handoff.watch import watch
 from mlwiki.logs.bundle import iter_bundle
 from mlwiki.redact import Redactor
 from tests.conftest import REPO_ROOT, WIKI_ROOT, run_cli
-from tests.fakes.gcs import BUCKET, GcsEmulator, running_emulator
+from tests.fakes.gcs import BUCKET, GcsEmulator
 
 INCIDENT = Path(__file__).parent / "data" / "secrets" / "incident"
 FINDINGS = INCIDENT / "findings.json"
 BUNDLE = INCIDENT / "bundle.jsonl"
 FAST_FAIL = Retry(initial=0.05, maximum=0.1, timeout=0.5)
-
-
-@pytest.fixture
-def gcs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[GcsEmulator]:
-    yield from running_emulator(tmp_path, monkeypatch)
 
 
 def build(query_entries: list[dict[str, Any]] | None = None) -> Any:

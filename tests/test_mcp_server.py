@@ -13,6 +13,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+pytest.importorskip("mcp", reason="the mcp package (the MCP server) needs Python 3.10 or later")
+
 from mcp import Client, StdioServerParameters
 
 from mlwiki.engine.audit import AuditLog
