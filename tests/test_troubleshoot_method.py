@@ -17,8 +17,8 @@ WIKI = load_wiki(REPO_ROOT / "_wiki")
 ABORT = "F0314 {clock} 1 tpu_host.cc:412] Check failed: buffer->size() == expected_size (8 vs. 4)"
 
 
-def findings_of(run: Run, folder: Path) -> dict:
-    run.write(folder, expected("diagnosed", None, [], []))
+def findings_of(run: Run, folder: Path, newest_first: bool = False) -> dict:
+    run.write(folder, expected("diagnosed", None, [], []), newest_first=newest_first)
     result = run_cli("troubleshoot", run.workload, "--bundle", str(folder), "--format", "json")
     assert result.code == 0, result.stderr
     return result.json()
@@ -240,3 +240,39 @@ def test_a_device_plugin_warning_on_a_node_whose_pod_runs_on_breaks_nothing(
     run.train(10, 400)
     device_plugin_line(run, run.pods[(0, 1)].node, 100)
     assert findings_of(run, tmp_path / "b")["status"] == "no_failure"
+
+
+IN_USE = (
+    "Unable to initialize backend 'tpu': ABORTED: The TPU is already in use by process with "
+    "pid 12. Not attempting to load libtpu.so in this process."
+)
+FALLBACK = (
+    "A Google TPU may be present on this machine, but either a TPU-enabled jaxlib or libtpu is "
+    "not installed. Falling back to cpu."
+)
+
+
+def test_the_same_entries_in_either_order_give_the_same_findings(tmp_path: Path) -> None:
+    """Every host prints the same two lines (ties in host count): the earlier, explaining one is
+    the common cause, oldest-first exactly as newest-first."""
+    run = Run("in-use-run", 1, 4, seed=29)
+    run.start_attempt(0)
+    for pod in run.pods.values():
+        run.log(pod, 15, IN_USE, "WARNING")
+        run.log(pod, 15.003, FALLBACK, "WARNING")
+        run.log(pod, 17, "AssertionError: [CpuDevice(id=0)]", "ERROR")
+        run.kill(pod, 17)
+    run.cluster_event(
+        19,
+        "JobSet",
+        run.workload,
+        "FailJobSetFailurePolicyAction",
+        f"applying FailJobSet failure policy action (first failed job: {run.workload}-slice-job-0)",
+    )
+    answers = [findings_of(run, tmp_path / str(order), order) for order in (False, True)]
+    for findings in answers:
+        findings.pop("data")
+    assert answers[0] == answers[1]
+    assert answers[0]["root_cause"]["symptom"] == "tpu-already-in-use"
+    assert answers[0]["culprit_hosts"] == []
+    assert rows(answers[0]) == [("crash", "tpu-already-in-use", None)]

@@ -2,7 +2,8 @@
 
 Some root matches are the visible effect of another: pods fail to schedule for TPU *because*
 the autoscaler could not get capacity, Kueue holds the quota, or a node's TPU device plugin lost
-a chip. Both lines are roots in TAXONOMY.md, and the effect is usually logged first, so "the
+a chip; JAX falls back to CPU ("libtpu is not installed") *because* another process holds the
+TPU. Both lines are roots in TAXONOMY.md, and the effect is usually logged first, so "the
 earliest root wins" would name the effect. `EXPLAINED_BY[effect]` lists, in order of preference,
 the symptoms that explain it; when one of them is in the same disruption it becomes the root
 cause, while the disruption keeps the kind of the effect (the pods still never ran).
@@ -22,6 +23,10 @@ EXPLAINED_BY: dict[str, tuple[str, ...]] = {
         "tpu-device-plugin-unhealthy",  # a node of the pool offers fewer chips than it has
         "kueue-admission-pending",  # Kueue holds back the quota the pods would need
     ),
+    # JAX prints "TPU-enabled jaxlib or libtpu is not installed. Falling back to cpu" whenever
+    # the TPU backend did not come up: after "TPU is already in use" it is the effect, not a
+    # version problem.
+    "libtpu-version-mismatch": ("tpu-already-in-use",),
 }
 
 

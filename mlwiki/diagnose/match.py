@@ -57,6 +57,11 @@ class Hit:
     inferred: bool = False  # found from missing lines (a stall), cited by the last line seen
 
 
+def hit_order(hit: Hit) -> tuple[float, str, str]:
+    """The one total order of hits: time, then insertId, then symptom."""
+    return (hit.time, hit.insert_id, hit.symptom)
+
+
 @dataclass
 class Scan:
     """What one pass over the run's entries leaves behind."""
@@ -117,11 +122,14 @@ class Scan:
         return self
 
     def finish(self) -> None:
-        """Fill in what needed the whole pass: pod → node for hits on pod events."""
+        """Fill in what needed the whole pass: pod → node for hits on pod events; then put the
+        hits in time order (ties by insertId and symptom) so that no later choice depends on
+        the order the entries arrived in."""
         self.topology.finish()
         for hit in self.hits:
             if hit.host is None and hit.pod:
                 hit.host = self.topology.node_of(hit.pod)
+        self.hits.sort(key=hit_order)
 
     def relevant_hits(self) -> list[Hit]:
         """Hits about the workload: its pods, its nodes (the node itself or a system pod on it,

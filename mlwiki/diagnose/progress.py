@@ -89,14 +89,17 @@ class Progress:
             line = self.templates[key] = StepLine()
         step = int(match.group(1))
         line.count += 1
-        if when < line.first[0]:
+        # Ties in time go to the lower (first) or higher (last) step: whatever the input order.
+        if (when, step) < line.first:
             line.first = (when, step)
-        if when > line.last[0]:
+        if (when, step) > line.last:
             line.last = (when, step)
             line.last_entry, line.last_text = entry, quote_of(text, *match.span())
 
     def step_line(self) -> Optional[StepLine]:
         """The workload's step line: the template seen most often, if it shows progress."""
-        lines = [s for s in self.templates.values() if s.count >= MIN_STEP_LINES]
-        best = max(lines, key=lambda s: s.count, default=None)
+        lines = [
+            (s.count, key, s) for key, s in self.templates.items() if s.count >= MIN_STEP_LINES
+        ]
+        best = max(lines, key=lambda item: item[:2], default=(0, "", None))[2]
         return best if best is not None and best.seconds_per_step else None

@@ -186,7 +186,7 @@ class Topology:
         for info in self.pods.values():
             if info.coordinates:
                 counts.setdefault(info.rjob or "", set()).add(info.coordinates[1:])
-        return max(counts, key=lambda r: len(counts[r])) if counts else None
+        return max(counts, key=lambda r: (len(counts[r]), r)) if counts else None
 
     def hosts_per_slice(self, rjob: Optional[str] = None) -> Optional[int]:
         rjob = rjob or self.main_rjob
@@ -249,14 +249,14 @@ class Topology:
             return near_info.attempt
         started = [i for i in infos if i.first <= when + 1]
         pool = started or infos
-        return max(pool, key=lambda i: i.first).attempt
+        return max(pool, key=lambda i: (i.first, i.name)).attempt
 
     def _pick(self, infos: list[PodInfo], when: float, near: Optional[str]) -> Optional[PodInfo]:
         if not infos:
             return None
         attempt = self._attempt_near(infos, when, near)
         same = [i for i in infos if i.attempt == attempt] or infos
-        return max(same, key=lambda i: i.first if i.first <= when + 1 else float("-inf"))
+        return max(same, key=lambda i: (i.first if i.first <= when + 1 else float("-inf"), i.name))
 
     def node_of(self, name: str) -> Optional[str]:
         """A node name for `name`: a known node, a pod's node, or None."""

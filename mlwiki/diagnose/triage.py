@@ -97,16 +97,16 @@ def triage(
             hit.time,
         )
 
-    common = _common_mode(candidates, symptoms, topology, disruption)
+    commons = _common_modes(candidates, symptoms, topology, disruption)
     if pointed:
         root = min(pointed, key=rank)
-        if common and root.symptom == common:
-            _set_common(disruption, candidates, common, "high")
+        if root.symptom in commons:
+            _set_common(disruption, candidates, root.symptom, "high")
         else:
             _set_root(disruption, root, candidates, about, votes, symptoms, topology, "high")
             disruption.reasoning = _pointer_story(pointers, about[id(root)])
-    elif common:
-        _set_common(disruption, candidates, common, "high")
+    elif commons:
+        _set_common(disruption, candidates, commons[0], "high")
     else:
         fatal = [h for h in candidates if is_seed(h, topology, symptoms)]
         pool = fatal if votes else candidates
@@ -125,7 +125,9 @@ def triage(
         disruption.kind = (page.failure_kind if page else None) or "crash"
         around = [h for h in nearby if disruption.window_start <= h.time <= end]
         explainer = explanation(disruption.root, candidates + around)
-        if explainer is not None:
+        if explainer is not None and explainer.symptom in commons:
+            _set_common(disruption, candidates, explainer.symptom, disruption.confidence)
+        elif explainer is not None:
             _set_explained(disruption, explainer, topology)
         disruption.symptom = disruption.root.symptom
 
@@ -249,15 +251,19 @@ def _not_transient(hit: Hit, topology: Topology, symptoms: dict[str, Symptom]) -
     return is_seed(hit, topology, symptoms)
 
 
-def _common_mode(
+def _common_modes(
     candidates: list[Hit], symptoms: dict[str, Symptom], topology: Topology, disruption: Disruption
-) -> Optional[str]:
+) -> list[str]:
+    """The symptoms matched on at least half of the active hosts (and two or more), most hosts
+    first, then the earliest first match: a deterministic order, whatever the input order."""
     hosts_by_symptom: dict[str, set[str]] = {}
+    first: dict[str, tuple[float, str]] = {}
     for hit in candidates:
         if hit.host and not is_infra(hit, symptoms):
             hosts_by_symptom.setdefault(hit.symptom, set()).add(hit.host)
-    if not hosts_by_symptom:
-        return None
+            first[hit.symptom] = min(
+                first.get(hit.symptom, (hit.time, hit.insert_id)), (hit.time, hit.insert_id)
+            )
     active = {
         info.node
         for info in topology.pods.values()
@@ -265,16 +271,14 @@ def _common_mode(
         and info.first <= disruption.end + GRACE
         and info.container_last >= disruption.window_start
     }
-    best = max(hosts_by_symptom, key=lambda s: len(hosts_by_symptom[s]))
-    count = len(hosts_by_symptom[best])
-    if count >= 2 and count >= COMMON_MODE_SHARE * max(len(active), 1):
-        return best
-    return None
+    needed = max(2.0, COMMON_MODE_SHARE * max(len(active), 1))
+    common = [s for s, hosts in hosts_by_symptom.items() if len(hosts) >= needed]
+    return sorted(common, key=lambda s: (-len(hosts_by_symptom[s]), first[s], s))
 
 
 def _pod_on(host: str, when: float, topology: Topology) -> Optional[PodInfo]:
     pods = [i for i in topology.pods.values() if i.node == host and i.first <= when + GRACE]
-    return max(pods, key=lambda i: i.first) if pods else None
+    return max(pods, key=lambda i: (i.first, i.name)) if pods else None
 
 
 def _culprit(host: str, hits: list[Hit], pointers: list[Pointer], topology: Topology) -> Culprit:
