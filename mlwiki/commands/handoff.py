@@ -170,20 +170,14 @@ def _print_update(update: Any, as_json: bool) -> None:
 
 
 def _watch(args: argparse.Namespace, bucket: Any, key: str, folder: Path) -> int:
-    import requests
-    from google.api_core import exceptions
-
-    from mlwiki.handoff.gcs import StorageError
+    from mlwiki.handoff.gcs import StorageError, transient_errors
     from mlwiki.handoff.watch import check_once, watch
 
+    failures = transient_errors()
     if args.once and args.format == "json":
         try:
             updates = check_once(bucket, key, folder)
-        except (
-            exceptions.GoogleAPICallError,
-            exceptions.RetryError,
-            requests.RequestException,
-        ) as error:
+        except failures as error:
             raise StorageError(
                 f"gs://{bucket.name}/{key}/: cannot check for updates: {error}"
             ) from None
@@ -211,11 +205,7 @@ def _watch(args: argparse.Namespace, bucket: Any, key: str, folder: Path) -> int
             max_interval=args.max_interval,
             on_update=report,
         )
-    except (
-        exceptions.GoogleAPICallError,
-        exceptions.RetryError,
-        requests.RequestException,
-    ) as error:
+    except failures as error:
         raise StorageError(
             f"gs://{bucket.name}/{key}/: cannot check for updates: {error}"
         ) from None

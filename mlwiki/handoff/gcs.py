@@ -20,6 +20,14 @@ class StorageError(MlwikiError):
     """Cloud Storage failed in a way the user can act on (the message says how)."""
 
 
+def transient_errors() -> tuple[type[BaseException], ...]:
+    """What a Cloud Storage call raises when the service or the network fails (not our input)."""
+    import requests
+    from google.api_core import exceptions
+
+    return (exceptions.GoogleAPICallError, exceptions.RetryError, requests.RequestException)
+
+
 def check_bucket_name(bucket: str) -> str:
     name = bucket[len("gs://") :] if bucket.startswith("gs://") else bucket
     name = name.rstrip("/")

@@ -20,7 +20,7 @@ from typing import Any, Optional
 
 import google_crc32c
 
-from mlwiki.handoff.gcs import StorageError
+from mlwiki.handoff.gcs import StorageError, transient_errors
 from mlwiki.handoff.package import METADATA, Package
 
 # Files above this size go up as resumable uploads in chunks of CHUNK_SIZE (a multiple of the
@@ -160,18 +160,12 @@ def upload_package(
     `retry` is a google.api_core Retry (None: the library's default policy). `on_uploaded` is
     called after each file, in order; the manifest is always the last file.
     """
-    import requests
-    from google.api_core import exceptions
-
+    failures = transient_errors()
     results: list[FileResult] = []
     for name, data in package.files.items():
         try:
             status = _put(bucket, f"{package.key}/{name}", data, threshold, chunk_size, retry)
-        except (
-            exceptions.GoogleAPICallError,
-            exceptions.RetryError,
-            requests.RequestException,
-        ) as error:
+        except failures as error:
             done = len(results)
             raise StorageError(
                 f"upload to gs://{bucket.name}/{package.key}/ stopped at {name} ({done} of "

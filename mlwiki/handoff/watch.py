@@ -20,6 +20,7 @@ from typing import Any, Optional
 
 import re2
 
+from mlwiki.handoff.gcs import transient_errors
 from mlwiki.handoff.package import MANIFEST, PACKAGE_FILES
 
 STATE_FILE = ".watch-state.json"
@@ -152,18 +153,12 @@ def watch(
 ) -> None:
     """Poll until interrupted (or once): back off from `interval` doubling to `max_interval`,
     and back to `interval` after an update. A failed check is reported and retried."""
-    import requests
-    from google.api_core import exceptions
-
+    failures = transient_errors()
     delay = interval
     while True:
         try:
             updates = check_once(bucket, key, folder)
-        except (
-            exceptions.GoogleAPICallError,
-            exceptions.RetryError,
-            requests.RequestException,
-        ) as error:
+        except failures as error:
             if once:
                 raise
             print(
