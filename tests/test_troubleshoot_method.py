@@ -11,7 +11,7 @@ from pathlib import Path
 
 from mlwiki.wiki import load_wiki
 from tests.conftest import REPO_ROOT, run_cli
-from tests.scenarios import Run, expected, two_disruptions
+from tests.scenarios import Run, expected, heartbeat_lines, two_disruptions
 
 WIKI = load_wiki(REPO_ROOT / "_wiki")
 ABORT = "F0314 {clock} 1 tpu_host.cc:412] Check failed: buffer->size() == expected_size (8 vs. 4)"
@@ -276,3 +276,67 @@ def test_the_same_entries_in_either_order_give_the_same_findings(tmp_path: Path)
     assert answers[0]["root_cause"]["symptom"] == "tpu-already-in-use"
     assert answers[0]["culprit_hosts"] == []
     assert rows(answers[0]) == [("crash", "tpu-already-in-use", None)]
+
+
+def split_heartbeat_cascade(run: Run, pod, seconds: float, task: int) -> None:
+    """The heartbeat cascade as GKE's agent writes it: one entry per line, microseconds apart."""
+    head, rest = heartbeat_lines(task)[1].split("\n", 1)
+    for offset, line in enumerate([head, *rest.split("\n")]):
+        run.log(pod, seconds + offset * 0.000007, line, "ERROR")
+
+
+def test_a_name_on_the_next_line_of_a_split_record_is_lent_to_its_headline(tmp_path: Path) -> None:
+    run = Run("split-run", 2, 2, seed=30)
+    run.start_attempt(0)
+    run.train(10, 200)
+    dead = run.pods[(1, 1)]
+    run.silenced.add(dead.name)  # its own logs are lost: only the cascades can name it
+    run.kill(dead, 206)
+    for pod in run.pods.values():
+        if pod is not dead:
+            split_heartbeat_cascade(run, pod, 230, run.task(1, 1))
+            run.kill(pod, 231)
+    findings = findings_of(run, tmp_path / "b")
+    assert findings["status"] == "inconclusive"
+    assert [c["host"] for c in findings["culprit_hosts"]] == [dead.node]
+
+
+def barrier_run(save_raises: bool) -> tuple[Run, str]:
+    """Every task but task 3 times out at a barrier, the task list split over several entries;
+    the JobSet fails on the exit code."""
+    run = Run("barrier-run", 1, 4, seed=31)
+    run.start_attempt(0)
+    run.train(10, 200)
+    late = run.pods[(0, 3)]
+    lines = [
+        "Barrier timed out. Id: sync_global_devices_done. This usually happens because a task "
+        "triggered the barrier too early or too slowly.",
+        "# of tasks that reached the barrier: 3/4.",
+        "The first task at the barrier: /job:jax_worker/replica:0/task:0. Some timed out task names:",
+        "/job:jax_worker/replica:0/task:3",
+    ]
+    if save_raises:
+        lines[0] = "jaxlib.xla_extension.XlaRuntimeError: DEADLINE_EXCEEDED: " + lines[0]
+    for pod in run.pods.values():
+        if pod is not late:
+            for offset, line in enumerate(lines):
+                run.log(pod, 900 + offset * 0.000007, line, "ERROR")
+            run.kill(pod, 901)
+    first = run.pods[(0, 0)]
+    run.cluster_event(
+        903,
+        "Job",
+        f"{run.workload}-slice-job-0",
+        "PodFailurePolicy",
+        f"Container jax-tpu for pod default/{first.name} failed with exit code 1 matching "
+        "FailJob rule at index 0",
+    )
+    return run, late.node
+
+
+def test_a_hang_that_raised_and_failed_the_job_is_a_crash(tmp_path: Path) -> None:
+    for raised in (True, False):
+        run, late = barrier_run(raised)
+        findings = findings_of(run, tmp_path / str(raised))
+        assert [c["host"] for c in findings["culprit_hosts"]] == [late]
+        assert rows(findings) == [("crash" if raised else "hang", "barrier-timeout", late)]

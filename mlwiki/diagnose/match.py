@@ -55,6 +55,9 @@ class Hit:
     resource_type: str
     shadowed: bool = False  # a root match inside a cascade line: never a root cause
     inferred: bool = False  # found from missing lines (a stall), cited by the last line seen
+    incomplete: bool = (
+        False  # its signature has a named group that named nothing (see continuation)
+    )
 
 
 def hit_order(hit: Hit) -> tuple[float, str, str]:
@@ -113,6 +116,7 @@ class Scan:
                     severity=str(entry.get("severity") or "DEFAULT"),
                     resource_type=resource_type,
                     shadowed=has_cascade and signature.role == ROOT,
+                    incomplete=raw.incomplete,
                 )
             )
 

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from mlwiki.diagnose.collect import Collection, from_bundle, from_cloud, session_of
+from mlwiki.diagnose.continuation import lend_names
 from mlwiki.diagnose.disruptions import Disruption, find_disruptions, is_seed, stall_hit
 from mlwiki.diagnose.findings import Context, build_findings, ensure_valid
 from mlwiki.diagnose.match import Scan
@@ -46,6 +47,7 @@ def analyse(
     scan = Scan(SignatureSet(symptoms.values()), Topology(workload))
     scan.add_all(source.entries)
     scan.finish()
+    lend_names(scan, source.store)
     hits = scan.relevant_hits()
     stall = stall_hit(scan, [h for h in hits if is_seed(h, scan.topology, symptoms)], symptoms)
     if stall is not None:

@@ -39,6 +39,7 @@ class RawMatch:
     field: str  # the field searched (`textPayload`, …, or the signature's own field)
     quote: str  # the matching line(s): an exact substring of that field's text
     captures: dict[str, str]
+    incomplete: bool = False  # a signature with named groups matched, naming nothing
 
 
 @dataclass
@@ -103,6 +104,15 @@ class SignatureSet:
                 found.extend(_scan_text(group, key, text))
         return found
 
+    def names(self, symptom: str, text: str) -> dict[str, str]:
+        """The named groups the symptom's message-text signatures find in `text` (the first
+        value of each name wins)."""
+        default = self._sets.get(DEFAULT_FIELD)
+        members = [m for m in default.members if m.symptom == symptom] if default else []
+        for raw in _matches(members, range(len(members)), "textPayload", text):
+            return raw.captures
+        return {}
+
     def scan_text(self, text: str) -> list[RawMatch]:
         """Default-field signatures only, over one text (for tests of example lines)."""
         default = self._sets.get(DEFAULT_FIELD)
@@ -121,6 +131,12 @@ def _field_strings(value: Any) -> Iterator[str]:
 
 
 def _scan_text(group: _FieldSet, name: str, text: str) -> Iterator[RawMatch]:
+    return _matches(group.members, sorted(group.matcher.Match(text) or ()), name, text)
+
+
+def _matches(
+    members: list[CompiledSignature], indices: Iterable[int], name: str, text: str
+) -> Iterator[RawMatch]:
     """One match per symptom: the captures of all its signatures found in the text, merged.
 
     A digest often holds a headline and, lines below, the line naming the host; the quote is the
@@ -128,8 +144,8 @@ def _scan_text(group: _FieldSet, name: str, text: str) -> Iterator[RawMatch]:
     named groups of every matching signature are kept (the first value of each name wins).
     """
     found: dict[str, list[tuple[CompiledSignature, dict[str, str], tuple[int, int]]]] = {}
-    for index in sorted(group.matcher.Match(text) or ()):
-        signature = group.members[index]
+    for index in indices:
+        signature = members[index]
         match = signature.regex.search(text)
         if match is None:  # cannot happen: the set said it matches
             continue
@@ -141,7 +157,8 @@ def _scan_text(group: _FieldSet, name: str, text: str) -> Iterator[RawMatch]:
             for key, value in captures.items():
                 merged.setdefault(key, value)
         signature, _, span = next((m for m in matches if m[1]), matches[0])
-        yield RawMatch(signature, name, quote_of(text, *span), merged)
+        incomplete = not merged and any(m[0].regex.groupindex for m in matches)
+        yield RawMatch(signature, name, quote_of(text, *span), merged, incomplete)
 
 
 def quote_of(text: str, start: int, end: int) -> str:

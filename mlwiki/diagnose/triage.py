@@ -40,11 +40,13 @@ from mlwiki.diagnose.disruptions import (
     is_seed,
 )
 from mlwiki.diagnose.explains import explanation
-from mlwiki.diagnose.match import CASCADE, ROOT, SYMPTOM, Hit
+from mlwiki.diagnose.match import CASCADE, CONSEQUENCE, ROOT, SYMPTOM, Hit
 from mlwiki.diagnose.topology import PodInfo, Topology
 from mlwiki.wiki import Symptom
 
 COMMON_MODE_SHARE = 0.5
+# A Python exception as printed when raised: `ValueError: …`, `jaxlib.xla_extension.XlaRuntimeError: …`.
+RAISED = re.compile(r"(?m)^(?:[A-Za-z_][\w]*\.)*[A-Z]\w*(?:Error|Exception): ")
 _NAMING = re.compile(r"\(\?P<(?:task|host|pod)>")  # a signature group that names a host
 
 
@@ -122,7 +124,9 @@ def triage(
             _set_inconclusive(disruption, window, votes, topology, symptoms)
     if disruption.root is not None:
         page = symptoms.get(disruption.root.symptom)
-        disruption.kind = (page.failure_kind if page else None) or "crash"
+        root = disruption.root
+        same = [h for h in window if h.symptom == root.symptom and h.host == root.host]
+        disruption.kind = kind_of(page, disruption, symptoms, same)
         around = [h for h in nearby if disruption.window_start <= h.time <= end]
         explainer = explanation(disruption.root, candidates + around)
         if explainer is not None and explainer.symptom in commons:
@@ -130,6 +134,32 @@ def triage(
         elif explainer is not None:
             _set_explained(disruption, explainer, topology)
         disruption.symptom = disruption.root.symptom
+
+
+def kind_of(
+    page: Optional[Symptom], disruption: Disruption, symptoms: dict[str, Symptom], lines: list[Hit]
+) -> str:
+    """What happened, not only what the page usually means: the page's failure kind (a crash
+    when it has none), except that a nominal hang is a crash when its line is an exception the
+    process raised (the page's line, or a later line of the same page on the same host) and
+    the disruption holds a consequence of kind crash (the Job failed): a
+    barrier or a save that timed out and threw did not hang, it exited. A hang detector that
+    aborts every task (a Megascale digest, then SIGABRT) stays a hang."""
+    kind = (page.failure_kind if page else None) or "crash"
+    if (
+        kind == "hang"
+        and any(RAISED.search(line.quote) for line in lines)
+        and any(
+            h.role == CONSEQUENCE and _page_kind(h, symptoms) == "crash" for h in disruption.seeds
+        )
+    ):
+        return "crash"
+    return kind
+
+
+def _page_kind(hit: Hit, symptoms: dict[str, Symptom]) -> Optional[str]:
+    page = symptoms.get(hit.symptom)
+    return page.failure_kind if page else None
 
 
 def _set_explained(disruption: Disruption, explainer: Hit, topology: Topology) -> None:
@@ -365,7 +395,8 @@ def _set_inconclusive(
         best = next(h for h in pointing if h.symptom == best)
     disruption.symptom = best.symptom
     page = symptoms.get(best.symptom)
-    disruption.kind = (page.failure_kind if page else None) or "crash"
+    same = [h for h in window if h.symptom == best.symptom and h.host == best.host]
+    disruption.kind = kind_of(page, disruption, symptoms, same)
     named = ", ".join(chosen) if chosen else "no host"
     disruption.reasoning = (
         f"only {best.role} evidence: the lines point to {named}, where no root cause was found "
