@@ -340,3 +340,27 @@ def test_a_hang_that_raised_and_failed_the_job_is_a_crash(tmp_path: Path) -> Non
         findings = findings_of(run, tmp_path / str(raised))
         assert [c["host"] for c in findings["culprit_hosts"]] == [late]
         assert rows(findings) == [("crash" if raised else "hang", "barrier-timeout", late)]
+
+
+def test_a_job_that_fails_minutes_after_its_node_was_lost_ends_the_same_disruption(
+    tmp_path: Path,
+) -> None:
+    """The taint manager evicts a lost node's pod only after ~5 minutes: the Job failure and the
+    JobSet restart that follow are the end of the node's disruption, not a new one."""
+    run = Run("lost-node", 1, 4, seed=32)
+    run.start_attempt(0)
+    run.train(10, 200)
+    lost = run.pods[(0, 2)]
+    run.gce_event(lost.node, 205, "compute.instances.hostError")
+    run.kill(lost, 205)
+    run.cascade(lost, 260, restart=False)
+    run.cluster_event(
+        265 + 300,
+        "JobSet",
+        run.workload,
+        "RestartJobSetFailurePolicyAction",
+        f"applying RestartJobSet failure policy action (first failed job: {run.workload}-slice-job-0)",
+    )
+    findings = findings_of(run, tmp_path / "b")
+    assert rows(findings) == [("crash", "host-error", lost.node)]
+    assert [c["host"] for c in findings["culprit_hosts"]] == [lost.node]

@@ -18,7 +18,9 @@ explain a disruption found from other seeds.
 Seeds are grouped in time: a gap longer than `GAP` starts a new disruption — unless the seed
 repeats a condition of the current group that never went away (the same pending or failing
 state reported again, with no container output or pod assignment of the workload in between:
-Kubernetes repeats such events every few minutes) — and so does a seed from a newer restart
+Kubernetes repeats such events every few minutes), or is the first consequence (Job failed,
+JobSet restarted) of a group that had none, with no progress in between (a lost node's pod is
+evicted, and its Job fails, minutes after the node went away) — and so does a seed from a newer restart
 attempt once the current group holds a consequence (the restart closed it).
 """
 
@@ -156,7 +158,11 @@ def find_disruptions(
         current = groups[-1] if groups else None
         if (
             current is None
-            or (seed.time - current.end > GAP and not _persists(current, seed, topology, symptoms))
+            or (
+                seed.time - current.end > GAP
+                and not _persists(current, seed, topology, symptoms)
+                and not _concludes(current, seed, topology)
+            )
             or _restart_closed(current, seed, topology)
         ):
             groups.append(Disruption([seed]))
@@ -186,6 +192,18 @@ def _persists(
     state = condition(seed, symptoms)
     return any(condition(h, symptoms) == state for h in group.seeds) and not (
         topology.progressed_between(group.end + GRACE, seed.time)
+    )
+
+
+def _concludes(group: Disruption, seed: Hit, topology: Topology) -> bool:
+    """True when `seed` is the late consequence of `group`: a Job failed or the JobSet restarted
+    after a group that had none yet, with no progress of the workload in between. When a node is
+    lost, the taint manager evicts its pod only minutes later (5 by default), and only then does
+    the Job fail: whatever the gap, that is the end of the same disruption."""
+    return (
+        seed.role == CONSEQUENCE
+        and not any(h.role == CONSEQUENCE for h in group.seeds)
+        and not topology.progressed_between(group.end + GRACE, seed.time)
     )
 
 

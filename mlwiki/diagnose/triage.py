@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Optional
 
 from mlwiki.diagnose.disruptions import (
@@ -73,20 +73,13 @@ def triage(
     votes: Counter[str] = Counter()
     for pointer in pointers:
         votes[pointer.host] += pointer.weight
-    first_cascade: dict[str, float] = {}
-    for hit in window:
-        if (
-            hit.role == CASCADE
-            and hit.host
-            and hit.time < first_cascade.get(hit.host, float("inf"))
-        ):
-            first_cascade[hit.host] = hit.time
+    cascading = _cascading_since(window, hits)
     candidates = [
         hit
         for hit in window
         if hit.role == ROOT
         and not hit.shadowed
-        and (is_infra(hit, symptoms) or hit.time <= first_cascade.get(hit.host or "", float("inf")))
+        and (is_infra(hit, symptoms) or hit.time <= cascading(hit))
         and _not_transient(hit, topology, symptoms)
     ]
     about = _about_all(candidates, reporting, votes, topology)
@@ -134,6 +127,22 @@ def triage(
         elif explainer is not None:
             _set_explained(disruption, explainer, topology)
         disruption.symptom = disruption.root.symptom
+
+
+def _cascading_since(window: list[Hit], hits: list[Hit]) -> Callable[[Hit], float]:
+    """When the hit's writer had started to die of someone else's death: the first cascade line
+    of its host in the window, or of its pod at any time (a pod's life is one attempt, so a
+    cascade it printed before the window opened still counts)."""
+    by_host: dict[str, float] = {}
+    for hit in window:
+        if hit.role == CASCADE and hit.host:
+            by_host[hit.host] = min(by_host.get(hit.host, hit.time), hit.time)
+    by_pod: dict[str, float] = {}
+    for hit in hits:
+        if hit.role == CASCADE and hit.pod:
+            by_pod[hit.pod] = min(by_pod.get(hit.pod, hit.time), hit.time)
+    never = float("inf")
+    return lambda hit: min(by_host.get(hit.host or "", never), by_pod.get(hit.pod or "", never))
 
 
 def kind_of(
