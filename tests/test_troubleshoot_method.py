@@ -364,3 +364,36 @@ def test_a_job_that_fails_minutes_after_its_node_was_lost_ends_the_same_disrupti
     findings = findings_of(run, tmp_path / "b")
     assert rows(findings) == [("crash", "host-error", lost.node)]
     assert [c["host"] for c in findings["culprit_hosts"]] == [lost.node]
+
+
+def test_a_warning_after_which_training_goes_on_is_not_a_failure(tmp_path: Path) -> None:
+    """Every worker warns once; only process 0 prints step lines, and they go on: no failure."""
+    run = Run("warned-run", 1, 4, seed=33)
+    run.start_attempt(0)
+    for pod in run.pods.values():
+        run.log(pod, 24, "WARNING:sdk:GKE_DIAGON_IDENTIFIER environment variable not set.", "ERROR")
+        if pod is not run.pods[(0, 0)]:
+            run.kill(pod, 25)  # a worker that prints no steps falls silent, alive
+    run.train(30, 900)
+    assert findings_of(run, tmp_path / "b")["status"] == "no_failure"
+
+
+def test_a_shutdown_barrier_of_a_run_that_then_completed_is_not_a_failure(tmp_path: Path) -> None:
+    run = Run("done-run", 1, 4, seed=34)
+    run.start_attempt(0)
+    run.train(10, 600)
+    for pod in list(run.pods.values())[:3]:
+        run.log(pod, 1200, "Shutdown barrier has failed.", "ERROR")
+        run.kill(pod, 1201)
+    run.cluster_event(1260, "Job", f"{run.workload}-slice-job-0", "Completed", "Job completed")
+    run.cluster_event(1261, "JobSet", run.workload, "AllJobsCompleted", "jobset completed")
+    assert findings_of(run, tmp_path / "done")["status"] == "no_failure"
+    run.cluster_event(
+        1250,
+        "Job",
+        f"{run.workload}-slice-job-0",
+        "BackoffLimitExceeded",
+        "Job has reached the specified backoff limit",
+    )
+    failed = findings_of(run, tmp_path / "failed")
+    assert [r[1] for r in rows(failed)] == ["shutdown-barrier-failed"]

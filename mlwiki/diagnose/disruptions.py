@@ -12,8 +12,11 @@ A *seed* is a hit that says "something broke here":
 - a scheduling failure whose pod never logged afterwards (it stayed pending);
 - the workload's last step line when its step lines stopped long before its containers stopped
   logging and nothing else broke after it (`stall_hit`: a hang found from absent lines).
-A root match after which the pod kept logging (a retried warning) is not a seed: it can still
-explain a disruption found from other seeds.
+A root match after which the pod kept logging (a retried warning), or after which the workload's
+step lines went on (only process 0 may print steps: a silent worker is not a dead one), is not a
+seed: it can still explain a disruption found from other seeds. Nor is anything but a
+consequence that the workload's Job(Set) completing successfully followed, with no Job failure,
+restart or new pod in between (a shutdown barrier that timed out, then every pod exited 0).
 
 Seeds are grouped in time: a gap longer than `GAP` starts a new disruption — unless the seed
 repeats a condition of the current group that never went away (the same pending or failing
@@ -127,6 +130,29 @@ def pod_alive_after(hit: Hit, topology: Topology) -> bool:
     )
 
 
+def training_went_on(hit: Hit, topology: Topology) -> bool:
+    """Whether the workload's step lines went on right after the hit (within `GRACE` plus a few
+    line intervals of it): training did not stop there, whatever the hit's own pod printed next
+    (often only process 0 prints steps, so a silent worker is not a dead one)."""
+    line = topology.progress.step_line()
+    if line is None:
+        return False
+    start = hit.time + GRACE
+    return line.lines_between(start, start + max(GRACE, 3 * line.line_interval))
+
+
+def completed_after(hit: Hit, topology: Topology, consequences: list[Hit]) -> bool:
+    """Whether the workload's Job(Set) completed successfully after the hit with no Job failure,
+    restart or new pod in between: what the hit reported did not break the run (a shutdown
+    barrier that timed out while one task finished its upload, then every pod exited 0)."""
+    done = topology.progress.finished_at
+    return (
+        done > hit.time
+        and not any(hit.time <= c.time <= done for c in consequences)
+        and not topology.restarted_between(hit.time, done)
+    )
+
+
 def is_seed(hit: Hit, topology: Topology, symptoms: dict[str, Symptom]) -> bool:
     if hit.role in (CONSEQUENCE, CASCADE) or hit.inferred:
         return True
@@ -140,7 +166,7 @@ def is_seed(hit: Hit, topology: Topology, symptoms: dict[str, Symptom]) -> bool:
         return True
     if hit.pod is None:
         return hit.resource_type in INFRA_RESOURCES or hit.severity in SEVERE
-    if pod_alive_after(hit, topology):
+    if pod_alive_after(hit, topology) or training_went_on(hit, topology):
         return False
     run_goes_on = topology.last > hit.time + GRACE
     return run_goes_on or hit.severity in SEVERE
@@ -149,8 +175,14 @@ def is_seed(hit: Hit, topology: Topology, symptoms: dict[str, Symptom]) -> bool:
 def find_disruptions(
     hits: list[Hit], topology: Topology, symptoms: dict[str, Symptom]
 ) -> list[Disruption]:
+    found = [hit for hit in hits if is_seed(hit, topology, symptoms)]
+    consequences = [hit for hit in found if hit.role == CONSEQUENCE]
     seeds = sorted(
-        (hit for hit in hits if is_seed(hit, topology, symptoms)),
+        (
+            h
+            for h in found
+            if h.role == CONSEQUENCE or not completed_after(h, topology, consequences)
+        ),
         key=lambda hit: (hit.time, hit.insert_id),
     )
     groups: list[Disruption] = []

@@ -73,9 +73,12 @@ class Scan:
     topology: Topology
     entries: list[dict[str, Any]] = field(default_factory=list)
     hits: list[Hit] = field(default_factory=list)
-    progress: Progress = field(default_factory=Progress)
     count: int = 0
     resource_types: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def progress(self) -> Progress:
+        return self.topology.progress
 
     def add(self, entry: dict[str, Any]) -> None:
         self.count += 1

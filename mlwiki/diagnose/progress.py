@@ -22,6 +22,7 @@ MAX_KEYS = 4096  # cached raw prefixes (a prefix holding a clock never repeats: 
 _STEP = re.compile(r"\b[Ss]tep\b\s*[:=#]?\s*([0-9]+)")
 _DIGITS = re.compile(r"[0-9]+")
 TEMPLATE_CONTEXT = 40  # characters before the number that name the template
+STEP_BUCKET = 10.0  # seconds: the resolution of "did a step line come in between"
 
 
 @dataclass
@@ -31,6 +32,17 @@ class StepLine:
     last: tuple[float, int] = (float("-inf"), 0)  # (time, step) of the latest line
     last_entry: Optional[dict[str, Any]] = None
     last_text: str = ""
+    buckets: set[int] = field(default_factory=set)  # STEP_BUCKET-second slots holding a line
+
+    def lines_between(self, start: float, end: float) -> bool:
+        """Whether a line of this template was written in a whole slot between the two times."""
+        first, last = int(start // STEP_BUCKET) + 1, int(end // STEP_BUCKET) - 1
+        return any(slot in self.buckets for slot in range(first, last + 1))
+
+    @property
+    def line_interval(self) -> float:
+        """Seconds between two lines of the template, roughly (whatever the number of writers)."""
+        return (self.last[0] - self.first[0]) / max(1, len(self.buckets))
 
     @property
     def seconds_per_step(self) -> Optional[float]:
@@ -89,6 +101,7 @@ class Progress:
             line = self.templates[key] = StepLine()
         step = int(match.group(1))
         line.count += 1
+        line.buckets.add(int(when // STEP_BUCKET))
         # Ties in time go to the lower (first) or higher (last) step: whatever the input order.
         if (when, step) < line.first:
             line.first = (when, step)

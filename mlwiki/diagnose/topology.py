@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
+from mlwiki.diagnose.progress import Progress
 from mlwiki.logs.entry import NODE_LABEL
 
 _LABEL_PREFIXES = ("k8s-pod/jobset_sigs_k8s_io/", "k8s-pod/jobset.sigs.k8s.io/")
@@ -70,6 +71,7 @@ class Topology:
     # wrote, and the times its pods were assigned to nodes (compact whatever the entry count).
     activity: set[int] = field(default_factory=set)
     assigned: list[float] = field(default_factory=list)
+    progress: Progress = field(default_factory=Progress)  # step lines and completion (the pass)
     _finished: bool = False
 
     # ---- the pass ---------------------------------------------------------------------------
@@ -171,10 +173,14 @@ class Topology:
                 if info.attempt is None:
                     info.attempt = generation
 
+    def restarted_between(self, start: float, end: float) -> bool:
+        """Whether a pod of the workload was assigned to a node between `start` and `end`."""
+        return any(start < when < end for when in self.assigned)
+
     def progressed_between(self, start: float, end: float) -> bool:
         """Whether the workload ran between `start` and `end`: a container wrote, or a pod was
         assigned to a node (a whole activity bucket inside the interval counts)."""
-        if any(start < when < end for when in self.assigned):
+        if self.restarted_between(start, end):
             return True
         first = int(start // ACTIVITY_BUCKET) + 1
         last = int(end // ACTIVITY_BUCKET) - 1
