@@ -397,3 +397,23 @@ def test_a_shutdown_barrier_of_a_run_that_then_completed_is_not_a_failure(tmp_pa
     )
     failed = findings_of(run, tmp_path / "failed")
     assert [r[1] for r in rows(failed)] == ["shutdown-barrier-failed"]
+
+
+def test_a_restart_loop_with_no_step_in_between_is_one_disruption(tmp_path: Path) -> None:
+    """The liveness probe restarts task 3 during its long restore, the others die of its new
+    incarnation, everyone restores again: three cycles, no training step, one disruption."""
+    run = Run("loop-run", 1, 4, seed=35)
+    run.start_attempt(0)
+    slow = run.pods[(0, 3)]
+    probe = 'Liveness probe failed: Get "http://10.0.0.3:8080/healthz": context deadline exceeded'
+    for cycle in range(3):
+        start = 280.0 * cycle
+        for pod in run.pods.values():
+            pod.end = None
+            run.log(pod, start + 20, "Restoring checkpoint step 6100 from gs://b/ckpt/6100")
+        for k in range(3):
+            run.pod_event(slow.name, start + 150 + 10 * k, "Unhealthy", probe, "Warning")
+        run.kill(slow, start + 181)
+        run.cascade(slow, start + 220, restart=False)
+    findings = findings_of(run, tmp_path / "b")
+    assert rows(findings) == [("restart", "liveness-probe-restart", slow.node)]

@@ -20,8 +20,9 @@ restart or new pod in between (a shutdown barrier that timed out, then every pod
 
 Seeds are grouped in time: a gap longer than `GAP` starts a new disruption — unless the seed
 repeats a condition of the current group that never went away (the same pending or failing
-state reported again, with no container output or pod assignment of the workload in between:
-Kubernetes repeats such events every few minutes), or is the first consequence (Job failed,
+state reported again with no training progress in between — no pod assignment, and no step
+line once the workload's step line is known: Kubernetes repeats such events every few minutes,
+and a container its liveness probe restarts before its first step fails the same way again), or is the first consequence (Job failed,
 JobSet restarted) of a group that had none, with no progress in between (a lost node's pod is
 evicted, and its Job fails, minutes after the node went away) — and so does a seed from a newer restart
 attempt once the current group holds a consequence (the restart closed it).
@@ -220,10 +221,11 @@ def _persists(
     group: Disruption, seed: Hit, topology: Topology, symptoms: dict[str, Symptom]
 ) -> bool:
     """True when `seed` repeats a condition of `group` that never went away: the same state
-    reported again (events repeat every few minutes) with no progress of the workload between."""
+    reported again (events repeat every few minutes, a container restarted by its liveness probe
+    fails the same way) with no training progress between (see `Topology.trained_between`)."""
     state = condition(seed, symptoms)
     return any(condition(h, symptoms) == state for h in group.seeds) and not (
-        topology.progressed_between(group.end + GRACE, seed.time)
+        topology.trained_between(group.end + GRACE, seed.time)
     )
 
 

@@ -177,6 +177,16 @@ class Topology:
         """Whether a pod of the workload was assigned to a node between `start` and `end`."""
         return any(start < when < end for when in self.assigned)
 
+    def trained_between(self, start: float, end: float) -> bool:
+        """Whether the run moved on between `start` and `end`: a pod was assigned (a new attempt)
+        or, once the workload's step line is known, a step line was written. Other output
+        (restoring, connecting) is no progress: a loop that restarts before its first step
+        prints plenty of it."""
+        if self.restarted_between(start, end):
+            return True
+        line = self.progress.step_line()
+        return line is not None and line.lines_between(start, end)
+
     def progressed_between(self, start: float, end: float) -> bool:
         """Whether the workload ran between `start` and `end`: a container wrote, or a pod was
         assigned to a node (a whole activity bucket inside the interval counts)."""
