@@ -27,13 +27,15 @@ STATUSES = {"diagnosed", "inconclusive", "no_failure"}
 # Measured when the set was written (28 incidents): 16 exact; status 25, root cause 25,
 # culprit hosts 22, failure rows 16.
 FLOORS = {
-    "exact": 24 / 28,
+    "exact": 26 / 28,
     "status": 27 / 28,
     "root_cause": 26 / 28,
-    "culprit": 25 / 28,
-    "failures": 24 / 28,
+    "culprit": 27 / 28,
+    "failures": 26 / 28,
 }
 RIGHT_TODAY = {
+    "multislice-dcn-hang",
+    "multislice-hlo-fingerprint",
     "liveness-restart-loop",
     "mldiag-webhook-missing",
     "shutdown-barrier-after-success",

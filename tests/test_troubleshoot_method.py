@@ -70,7 +70,7 @@ def digest_run(one_entry: bool) -> tuple[Run, str]:
         "JobSet",
         run.workload,
         "RestartJobSetFailurePolicyAction",
-        f"applying RestartJobSet failure policy action (first failed job: {run.workload}-slice-job-0)",
+        "applying RestartJobSet failure policy action",
     )
     return run, bad.node
 
@@ -417,3 +417,51 @@ def test_a_restart_loop_with_no_step_in_between_is_one_disruption(tmp_path: Path
         run.cascade(slow, start + 220, restart=False)
     findings = findings_of(run, tmp_path / "b")
     assert rows(findings) == [("restart", "liveness-probe-restart", slow.node)]
+
+
+def megascale_digest_run(lines: list[str]) -> Run:
+    """Task 0 prints a Megascale digest (one entry per line), then the JobSet restarts."""
+    run = Run("mxla-run", 2, 2, seed=36)
+    run.start_attempt(0)
+    run.train(10, 200)
+    reporter = run.pods[(0, 0)]
+    for offset, line in enumerate(lines):
+        run.log(reporter, 500 + offset * 0.000007, line, "ERROR")
+    run.cluster_event(
+        510,
+        "JobSet",
+        run.workload,
+        "RestartJobSetFailurePolicyAction",
+        "applying RestartJobSet failure policy action",
+    )
+    return run
+
+
+def test_a_reporter_naming_several_hosts_blames_each_of_them(tmp_path: Path) -> None:
+    probe = megascale_digest_run([])
+    named = [probe.node(0, 1), probe.node(1, 0)]
+    run = megascale_digest_run(
+        [
+            "Megascale detects a hang that is likely caused by a networking issue. Please "
+            "examine the underlying networking stack for the following hosts.",
+            "Potential cause: Networking issue",
+            "Potential culprit workers: " + ", ".join(named),
+        ]
+    )
+    findings = findings_of(run, tmp_path / "b")
+    assert findings["root_cause"]["symptom"] == "megascale-hang-network"
+    assert sorted(c["host"] for c in findings["culprit_hosts"]) == sorted(named)
+
+
+def test_a_reporter_naming_no_host_blames_no_host(tmp_path: Path) -> None:
+    run = megascale_digest_run(
+        [
+            "Megascale detects a hang that is likely caused by inconsistent HLO module "
+            "compilation across workers.",
+            "Potential cause: Fingerprint mismatch",
+        ]
+    )
+    findings = findings_of(run, tmp_path / "b")
+    assert findings["root_cause"]["symptom"] == "megascale-hang-hlo-mismatch"
+    assert findings["culprit_hosts"] == []
+    assert rows(findings) == [("hang", "megascale-hang-hlo-mismatch", None)]

@@ -2,10 +2,11 @@
 
 TAXONOMY.md's triage rule, as a method:
 1. Pointers: what the disruption's cascade, consequence and symptom lines name — the `task` of a
-   heartbeat cascade (→ pod by JobSet coordinates → node), a `host` or worker address, a `pod`, the
+   heartbeat cascade (→ pod by JobSet coordinates → node), `host`s or worker addresses (a capture
+   may list several, comma- or space-separated), a `pod`, the
    `job` of "first failed job" (→ its pods, each with a share of one vote), and for node-level
-   symptom lines (NotReady, graceful shutdown) their own node. When a reporter (a root page
-   whose signatures name hosts: a Megascale digest, a TPU session master) names the failed
+   symptom lines (NotReady, graceful shutdown) their own node. When a reporter (a page marked
+   `reporter: true` in its frontmatter: a Megascale digest, a TPU session master) names the failed
    hosts, the "first failed job" pointers are dropped: that Job merely exited first.
 2. Candidates: root matches in the disruption's window, except inside cascade lines and except
    what a host printed after it had already started to cascade (it was dying of someone else's
@@ -47,7 +48,7 @@ from mlwiki.wiki import Symptom
 COMMON_MODE_SHARE = 0.5
 # A Python exception as printed when raised: `ValueError: …`, `jaxlib.xla_extension.XlaRuntimeError: …`.
 RAISED = re.compile(r"(?m)^(?:[A-Za-z_][\w]*\.)*[A-Z]\w*(?:Error|Exception): ")
-_NAMING = re.compile(r"\(\?P<(?:task|host|pod)>")  # a signature group that names a host
+_NAMES = re.compile(r"[^\s,]+")  # the names in a capture listing several hosts
 
 
 def triage(
@@ -200,8 +201,9 @@ def pointers_of(hit: Hit, topology: Topology) -> list[Pointer]:
         if info is not None and info.node:
             found.append(Pointer(info.node, info.name, int(captures["task"]), 1.0, hit))
     for key in ("host", "pod"):
-        if key in captures:
-            resolved = resolve_host(captures[key], hit, topology)
+        # A digest may name several hosts in one capture ("Potential culprit workers: a, b").
+        for name in _NAMES.findall(captures.get(key, "")):
+            resolved = resolve_host(name, hit, topology)
             if resolved:
                 found.append(Pointer(resolved[0], resolved[1], None, 1.0, hit))
     if "job" in captures:
@@ -231,16 +233,10 @@ def resolve_host(name: str, hit: Hit, topology: Topology) -> Optional[tuple[str,
 
 
 def reporter_pages(symptoms: dict[str, Symptom]) -> set[str]:
-    """Root pages whose lines name the failed host (a Megascale digest, a session master).
-
-    Such lines are printed by a healthy reporter (often task 0) about someone else: the host
-    that printed them is never, by that fact, a culprit.
-    """
-    return {
-        page.id
-        for page in symptoms.values()
-        if page.role == ROOT and any(_NAMING.search(s.pattern) for s in page.signatures)
-    }
+    """Pages marked `reporter: true` (a Megascale digest, a session master): their lines are
+    printed by a healthy reporter (often task 0) about someone else, so the host that printed
+    them is never, by that fact, a culprit."""
+    return {page.id for page in symptoms.values() if page.page.meta.get("reporter") is True}
 
 
 def _about_all(
