@@ -465,3 +465,20 @@ def test_a_reporter_naming_no_host_blames_no_host(tmp_path: Path) -> None:
     assert findings["root_cause"]["symptom"] == "megascale-hang-hlo-mismatch"
     assert findings["culprit_hosts"] == []
     assert rows(findings) == [("hang", "megascale-hang-hlo-mismatch", None)]
+
+
+def test_an_event_reason_is_matched_where_kubernetes_puts_it(tmp_path: Path) -> None:
+    run = Run("slice-run", 1, 2, seed=37)
+    names = [f"{run.workload}-slice-job-0-{c}-abcde" for c in range(2)]
+    for k in range(3):
+        for name in names:
+            run.pod_event(name, 1 + 300 * k, "FailedScheduling", PENDING, "Warning")
+        run.cluster_event(
+            5 + 300 * k,
+            "Slice",
+            f"{run.workload}-slice-job-0",
+            "SliceCreationFailed",
+            "Failed to create slice with topology 4x4x4: nodes are already assigned",
+        )
+    findings = findings_of(run, tmp_path / "b")
+    assert findings["root_cause"]["symptom"] == "dynamic-slice-creation-failed"
