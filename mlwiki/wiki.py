@@ -123,6 +123,12 @@ class Symptom:
     def failure_kind(self) -> Optional[str]:
         return self.page.meta.get("failure_kind")
 
+    @property
+    def reporter(self) -> bool:
+        """Its lines are printed by a healthy host about other hosts (a Megascale digest, a
+        session master): the culprits are the hosts they name, never the printer."""
+        return self.page.meta.get("reporter") is True
+
     @cached_property
     def signatures(self) -> list[Signature]:
         return [

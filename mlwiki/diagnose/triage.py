@@ -236,7 +236,7 @@ def reporter_pages(symptoms: dict[str, Symptom]) -> set[str]:
     """Pages marked `reporter: true` (a Megascale digest, a session master): their lines are
     printed by a healthy reporter (often task 0) about someone else, so the host that printed
     them is never, by that fact, a culprit."""
-    return {page.id for page in symptoms.values() if page.page.meta.get("reporter") is True}
+    return {page.id for page in symptoms.values() if page.reporter}
 
 
 def _about_all(
