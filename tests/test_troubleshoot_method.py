@@ -419,6 +419,26 @@ def test_a_restart_loop_with_no_step_in_between_is_one_disruption(tmp_path: Path
     assert rows(findings) == [("restart", "liveness-probe-restart", slow.node)]
 
 
+def test_kubelet_restarts_inside_one_pod_are_one_restart_loop(tmp_path: Path) -> None:
+    """The kubelet kills a container whose liveness probe fails and starts it again in the same
+    pod, which goes on logging (compiling, never a step): each kill is the failure itself, and
+    kills with no step in between are one loop, however far apart."""
+    run = Run("probe-run", 1, 2, seed=37)
+    run.start_attempt(0)
+    run.train(10, 200)
+    flaky = run.pods[(0, 1)]
+    killed = "Container jax-tpu failed liveness probe, will be restarted"
+    for kill in (600.0, 900.0):
+        run.pod_event(
+            flaky.name, kill - 20, "Unhealthy", "Liveness probe failed: timeout", "Warning"
+        )
+        run.pod_event(flaky.name, kill, "Killing", killed, "Normal")
+        for moment in range(int(kill) + 10, int(kill) + 250, 30):
+            run.log(flaky, moment, "Compiling train_step for 4 devices")
+    findings = findings_of(run, tmp_path / "probe")
+    assert rows(findings) == [("restart", "liveness-probe-restart", flaky.node)]
+
+
 def megascale_digest_run(lines: list[str]) -> Run:
     """Task 0 prints a Megascale digest (one entry per line), then the JobSet restarts."""
     run = Run("mxla-run", 2, 2, seed=36)

@@ -45,6 +45,8 @@ EVENTS_LOG = "/logs/events"  # Kubernetes events (pods, nodes, Jobs, JobSets, Ku
 SEVERE = ("ERROR", "CRITICAL", "ALERT", "EMERGENCY")
 INTERRUPTION_KINDS = ("preemption", "eviction")
 STALL_SYMPTOM = "training-stall"
+# Event reasons with which the kubelet reports killing or holding back a container it restarts.
+KUBELET_RESTART_REASONS = frozenset({"Killing", "BackOff"})
 STALL_STEPS = 10  # step intervals without a step line …
 STALL_MIN = 600.0  # … and at least this many seconds, while the containers still log
 
@@ -164,6 +166,10 @@ def is_seed(hit: Hit, topology: Topology, symptoms: dict[str, Symptom]) -> bool:
         info = topology.pods.get(hit.pod or "")
         return info is None or info.container_last < hit.time
     if hit.role == ROOT and is_infra(hit, symptoms):
+        return True
+    if kind == "restart" and hit.reason in KUBELET_RESTART_REASONS:
+        # The kubelet killed (or is backing off) the container: for a restart-kind page the
+        # restart is the failure, whatever the new container in the same pod prints next.
         return True
     if hit.pod is None:
         return hit.resource_type in INFRA_RESOURCES or hit.severity in SEVERE

@@ -53,6 +53,7 @@ class Hit:
     captures: dict[str, str]
     severity: str
     resource_type: str
+    reason: Optional[str] = None  # a Kubernetes event's reason (Killing, BackOff, Evicted, …)
     shadowed: bool = False  # a root match inside a cascade line: never a root cause
     inferred: bool = False  # found from missing lines (a stall), cited by the last line seen
     incomplete: bool = (
@@ -99,6 +100,8 @@ class Scan:
         index = len(self.entries)
         self.entries.append(entry)
         has_cascade = any(raw.signature.role == CASCADE for raw in found)
+        payload = entry.get("jsonPayload")
+        reason = payload.get("reason") if isinstance(payload, dict) else None
         for raw in found:
             signature = raw.signature
             self.hits.append(
@@ -118,6 +121,7 @@ class Scan:
                     captures=raw.captures,
                     severity=str(entry.get("severity") or "DEFAULT"),
                     resource_type=resource_type,
+                    reason=reason if isinstance(reason, str) else None,
                     shadowed=has_cascade and signature.role == ROOT,
                     incomplete=raw.incomplete,
                 )
