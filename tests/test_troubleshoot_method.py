@@ -439,6 +439,25 @@ def test_kubelet_restarts_inside_one_pod_are_one_restart_loop(tmp_path: Path) ->
     assert rows(findings) == [("restart", "liveness-probe-restart", flaky.node)]
 
 
+def test_a_workload_whose_name_extends_the_target_is_not_the_target(tmp_path: Path) -> None:
+    """A project-wide export holds `llm-eval` beside `llm`: its crash, cascades and restart are
+    about `llm-eval` only, although every name of it starts with `llm-`."""
+    target = Run("llm", 1, 2, seed=38)
+    target.start_attempt(0)
+    target.train(10, 1200)
+    other = Run("llm-eval", 1, 2, seed=39)
+    other.start_attempt(0)
+    other.train(10, 300)
+    other.log(other.pods[(0, 1)], 320, ABORT, "CRITICAL")
+    other.kill(other.pods[(0, 1)], 321)
+    other.cascade(other.pods[(0, 1)], 360)
+    target.entries.extend(other.entries)
+    assert findings_of(target, tmp_path / "llm")["status"] == "no_failure"
+    other.entries = target.entries
+    found = findings_of(other, tmp_path / "eval")
+    assert found["status"] == "diagnosed" and rows(found)[0][1] == "process-abort"
+
+
 def megascale_digest_run(lines: list[str]) -> Run:
     """Task 0 prints a Megascale digest (one entry per line), then the JobSet restarts."""
     run = Run("mxla-run", 2, 2, seed=36)

@@ -159,7 +159,7 @@ class Scan:
             elif hit.host is not None:
                 if hit.host in nodes:
                     kept.append(hit)
-            elif workload.encode() in orjson.dumps(self.entries[hit.index]):
+            elif self.topology.mentions(orjson.dumps(self.entries[hit.index]).decode()):
                 kept.append(hit)
         return kept
 

@@ -72,6 +72,9 @@ class Topology:
     activity: set[int] = field(default_factory=set)
     assigned: list[float] = field(default_factory=list)
     progress: Progress = field(default_factory=Progress)  # step lines and completion (the pass)
+    # Other JobSets seen in the data (labels, JobSet events): a project-wide export holds them
+    # too, and `llm-eval` must not be taken for a pod of `llm`.
+    other_workloads: set[str] = field(default_factory=set)
     _finished: bool = False
 
     # ---- the pass ---------------------------------------------------------------------------
@@ -102,15 +105,49 @@ class Topology:
             node_info.last = max(node_info.last, when)
             node_info.entries += 1
         payload = entry.get("jsonPayload")
-        if isinstance(payload, dict) and isinstance(payload.get("message"), str):
-            self._event(payload["message"], when)
+        if isinstance(payload, dict):
+            self._note_jobset(payload.get("involvedObject"))
+            if isinstance(payload.get("message"), str):
+                self._event(payload["message"], when)
+        if isinstance(labels, dict):
+            for prefix in _LABEL_PREFIXES:
+                name = labels.get(prefix + "jobset-name")
+                if name and name != self.workload:
+                    self.other_workloads.add(str(name))
+
+    def _note_jobset(self, involved: Any) -> None:
+        if isinstance(involved, dict) and involved.get("kind") == "JobSet":
+            name = involved.get("name")
+            if isinstance(name, str) and name and name != self.workload:
+                self.other_workloads.add(name)
 
     def belongs(self, pod: str, labels: dict[str, Any]) -> bool:
+        """Whether `pod` is the workload's: by its JobSet label when the entry has one (exact),
+        else by its name (`WORKLOAD-…`; `finish` drops names of a longer known workload)."""
         if self.workload is None:
             return True
-        if pod.startswith(self.workload + "-"):
-            return True
-        return any(labels.get(p + "jobset-name") == self.workload for p in _LABEL_PREFIXES)
+        for prefix in _LABEL_PREFIXES:
+            name = labels.get(prefix + "jobset-name") if isinstance(labels, dict) else None
+            if name:
+                return name == self.workload
+        return pod.startswith(self.workload + "-")
+
+    def longer_names(self) -> list[str]:
+        """Known workloads whose names extend this one's (`llm-eval` for `llm`), longest first."""
+        if not self.workload:
+            return []
+        prefix = self.workload + "-"
+        return sorted(
+            (o for o in self.other_workloads if o.startswith(prefix)), key=len, reverse=True
+        )
+
+    def mentions(self, text: str) -> bool:
+        """Whether `text` names the workload itself, not a workload whose name extends it."""
+        if not self.workload:
+            return False
+        for longer in self.longer_names():
+            text = text.replace(longer, "")
+        return self.workload in text
 
     def _pod(self, name: str) -> PodInfo:
         info = self.pods.get(name)
@@ -159,10 +196,14 @@ class Topology:
     # ---- after the pass ----------------------------------------------------------------------
 
     def finish(self) -> None:
-        """Infer restart generations for pods without the restart-attempt label."""
+        """Drop pods of longer-named workloads; infer restart generations for pods without the
+        restart-attempt label."""
         if self._finished:
             return
         self._finished = True
+        for longer in self.longer_names():  # pods known only by name, of a longer-named workload
+            for name in [n for n in self.pods if n.startswith(longer + "-")]:
+                del self.pods[name]
         by_slot: dict[tuple[str, int, int], list[PodInfo]] = {}
         for info in self.pods.values():
             if info.coordinates:
