@@ -11,7 +11,7 @@ from pathlib import Path
 
 from mlwiki.wiki import load_wiki
 from tests.conftest import REPO_ROOT, run_cli
-from tests.scenarios import Run, expected, heartbeat_lines, two_disruptions
+from tests.scenarios import CLUSTER, PROJECT, Run, expected, heartbeat_lines, two_disruptions
 
 WIKI = load_wiki(REPO_ROOT / "_wiki")
 ABORT = "F0314 {clock} 1 tpu_host.cc:412] Check failed: buffer->size() == expected_size (8 vs. 4)"
@@ -456,6 +456,43 @@ def test_a_workload_whose_name_extends_the_target_is_not_the_target(tmp_path: Pa
     other.entries = target.entries
     found = findings_of(other, tmp_path / "eval")
     assert found["status"] == "diagnosed" and rows(found)[0][1] == "process-abort"
+
+
+def test_a_node_pool_repair_points_at_the_pool_node_whose_trouble_came_first(
+    tmp_path: Path,
+) -> None:
+    """GKE's repair audit entry names a node pool, not a node: the culprit is the node of that
+    pool whose Warning events (here a full boot disk) started before the repair."""
+    run = Run("repair-run", 2, 2, seed=40)
+    run.start_attempt(0)
+    run.train(10, 900)
+    sick = run.pods[(1, 1)]
+    disk = "Failed to garbage collect required amount of images. Attempted to free 1 bytes"
+    for minute in range(3):
+        run.node_event(sick.node, 600 + 60 * minute, "FreeDiskSpaceFailed", disk)
+    pool = sick.node.rsplit("-", 2)[0].removeprefix(f"gke-{CLUSTER}-")
+    run.entries.append(
+        {
+            "insertId": "repair-1",
+            "logName": f"projects/{PROJECT}/logs/cloudaudit.googleapis.com%2Factivity",
+            "resource": {
+                "type": "gke_nodepool",
+                "labels": {"project_id": PROJECT, "cluster_name": CLUSTER, "nodepool_name": pool},
+            },
+            "timestamp": run.at(800),
+            "severity": "NOTICE",
+            "protoPayload": {
+                "methodName": "google.container.v1.ClusterManager.RepairNodePool",
+                "metadata": {"operationType": "AUTO_REPAIR_NODES"},
+            },
+        }
+    )
+    for pod in (p for p in run.pods.values() if p.node.startswith(sick.node.rsplit("-", 1)[0])):
+        run.kill(pod, 830)
+    run.cascade(sick, 860)
+    findings = findings_of(run, tmp_path / "repair")
+    assert findings["root_cause"]["symptom"] == "node-auto-repair-or-upgrade"
+    assert [c["host"] for c in findings["culprit_hosts"]] == [sick.node]
 
 
 def megascale_digest_run(lines: list[str]) -> Run:

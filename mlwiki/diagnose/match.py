@@ -133,13 +133,18 @@ class Scan:
         return self
 
     def finish(self) -> None:
-        """Fill in what needed the whole pass: pod → node for hits on pod events; then put the
-        hits in time order (ties by insertId and symptom) so that no later choice depends on
-        the order the entries arrived in."""
+        """Fill in what needed the whole pass: pod → node for hits on pod events, the node a
+        node-pool event (repair, upgrade) points to; then put the hits in time order (ties by
+        insertId and symptom) so that no later choice depends on the order entries arrived in."""
         self.topology.finish()
         for hit in self.hits:
             if hit.host is None and hit.pod:
                 hit.host = self.topology.node_of(hit.pod)
+            elif hit.host is None and hit.resource_type == "gke_nodepool":
+                labels = (self.entries[hit.index].get("resource") or {}).get("labels") or {}
+                cluster, pool = labels.get("cluster_name"), labels.get("nodepool_name")
+                if cluster and pool:
+                    hit.host = self.topology.pool_suspect(f"gke-{cluster}-{pool}-", hit.time)
         self.hits.sort(key=hit_order)
 
     def relevant_hits(self) -> list[Hit]:

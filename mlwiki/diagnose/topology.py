@@ -30,6 +30,7 @@ _POD_NAME = re.compile(
 _ASSIGNED = re.compile(r"Successfully assigned (?:[^/\s]+/)?(?P<pod>\S+) to (?P<node>\S+)")
 _CREATED = re.compile(r"Created pod: (?P<pod>\S+)")
 ACTIVITY_BUCKET = 10.0  # seconds: the resolution of "did the workload run in between"
+POOL_LOOKBACK = 3600.0  # seconds: how far before a pool-level event its node's trouble may start
 
 
 @dataclass
@@ -58,6 +59,7 @@ class NodeInfo:
     first: float = float("inf")
     last: float = float("-inf")
     entries: int = 0
+    warnings: list[float] = field(default_factory=list)  # times of Warning events about the node
 
 
 @dataclass
@@ -99,12 +101,14 @@ class Topology:
                 if node:
                     info.node = str(node)
                 self._labels(info, labels)
+        payload = entry.get("jsonPayload")
         if host and (is_container or resource.get("type") in ("k8s_node", "gce_instance")):
             node_info = self.nodes.get(host) or self.nodes.setdefault(host, NodeInfo(host))
             node_info.first = min(node_info.first, when)
             node_info.last = max(node_info.last, when)
             node_info.entries += 1
-        payload = entry.get("jsonPayload")
+            if isinstance(payload, dict) and payload.get("type") == "Warning" and not is_container:
+                node_info.warnings.append(when)
         if isinstance(payload, dict):
             self._note_jobset(payload.get("involvedObject"))
             if isinstance(payload.get("message"), str):
@@ -213,6 +217,19 @@ class Topology:
             for generation, info in enumerate(infos):
                 if info.attempt is None:
                     info.attempt = generation
+
+    def pool_suspect(self, pool_prefix: str, when: float) -> Optional[str]:
+        """The node of a GKE node pool (`gke-CLUSTER-POOL-`) to which a pool-level event at
+        `when` (a repair, an upgrade) most likely points: among the pool's nodes the workload ran
+        on, the one whose node Warning events started first in the hour before it."""
+        candidates = []
+        for info in self.nodes.values():
+            if not info.name.startswith(pool_prefix):
+                continue
+            recent = [t for t in info.warnings if when - POOL_LOOKBACK <= t <= when]
+            if recent:
+                candidates.append((min(recent), info.name))
+        return min(candidates)[1] if candidates else None
 
     def restarted_between(self, start: float, end: float) -> bool:
         """Whether a pod of the workload was assigned to a node between `start` and `end`."""
