@@ -37,6 +37,12 @@ from mlwiki.errors import BadInput, MlwikiError
 from mlwiki.redact import redact_obj, redact_text
 from mlwiki.wiki import JsonDoc, Page, Wiki, find_wiki_root, load_wiki
 
+# Parameters several tools share: where the log entries come from.
+BundleArg = Annotated[Optional[str], Field(description="offline bundle: file or folder")]
+ProjectArg = Annotated[Optional[str], Field(description="Cloud Logging project id")]
+TimeArg = Annotated[Optional[str], Field(description="UTC YYYY-MM-DDTHH:MM:SSZ")]
+SinceArg = Annotated[Optional[str], Field(description='relative window, e.g. "24h"')]
+
 SERVER_NAME = "mlwiki"
 URI_SCHEME = "mlwiki://"
 MAX_MATCHES = 2000
@@ -234,16 +240,14 @@ class WikiTools:
 
     def match_logs(
         self,
-        bundle: Annotated[
-            Optional[str], Field(description="offline bundle: file or folder")
-        ] = None,
+        bundle: BundleArg = None,
         workload: Annotated[
             Optional[str], Field(description="JobSet name; only entries about it")
         ] = None,
-        project: Annotated[Optional[str], Field(description="Cloud Logging project id")] = None,
-        start: Annotated[Optional[str], Field(description="UTC YYYY-MM-DDTHH:MM:SSZ")] = None,
-        end: Annotated[Optional[str], Field(description="UTC YYYY-MM-DDTHH:MM:SSZ")] = None,
-        since: Annotated[Optional[str], Field(description='relative window, e.g. "24h"')] = None,
+        project: ProjectArg = None,
+        start: TimeArg = None,
+        end: TimeArg = None,
+        since: SinceArg = None,
         limit: Annotated[int, Field(ge=1, le=MAX_MATCHES, description="max rows")] = 200,
     ) -> dict[str, Any]:
         """Match every log entry against every symptom signature (the router's step): one row
@@ -268,13 +272,11 @@ class WikiTools:
     def troubleshoot(
         self,
         workload: Annotated[str, Field(description="the workload (JobSet) name")],
-        bundle: Annotated[
-            Optional[str], Field(description="offline bundle: file or folder")
-        ] = None,
-        project: Annotated[Optional[str], Field(description="Cloud Logging project id")] = None,
-        start: Annotated[Optional[str], Field(description="UTC YYYY-MM-DDTHH:MM:SSZ")] = None,
-        end: Annotated[Optional[str], Field(description="UTC YYYY-MM-DDTHH:MM:SSZ")] = None,
-        since: Annotated[Optional[str], Field(description='relative window, e.g. "24h"')] = None,
+        bundle: BundleArg = None,
+        project: ProjectArg = None,
+        start: TimeArg = None,
+        end: TimeArg = None,
+        since: SinceArg = None,
     ) -> dict[str, Any]:
         """Diagnose a workload (the whole `mlwiki troubleshoot`): status, root cause, culprit
         hosts, failure table (one row per disruption), evidence (each cited entry's insertId,
@@ -294,13 +296,11 @@ class WikiTools:
         params: Annotated[
             dict[str, str], Field(description="the workflow's parameters, name -> value")
         ],
-        bundle: Annotated[
-            Optional[str], Field(description="offline bundle: file or folder")
-        ] = None,
-        project: Annotated[Optional[str], Field(description="Cloud Logging project id")] = None,
-        start: Annotated[Optional[str], Field(description="UTC YYYY-MM-DDTHH:MM:SSZ")] = None,
-        end: Annotated[Optional[str], Field(description="UTC YYYY-MM-DDTHH:MM:SSZ")] = None,
-        since: Annotated[Optional[str], Field(description='relative window, e.g. "24h"')] = None,
+        bundle: BundleArg = None,
+        project: ProjectArg = None,
+        start: TimeArg = None,
+        end: TimeArg = None,
+        since: SinceArg = None,
         dry_run: Annotated[
             bool, Field(description="show each step's exact command or filter, run nothing")
         ] = False,
