@@ -445,7 +445,7 @@ class Incident:
             f"applying RestartJobSet failure policy action (first failed job: {failed_job})",
         )
 
-    def noise(self, t0: float, t1: float, every: float = 45.0) -> None:
+    def noise(self, t0: float, t1: float, every: float = 90.0) -> None:
         """kube-system and node chatter a project-wide export always holds."""
         infra = node_name("default-pool", "5c1e0a7d", "q2m8")
         t = t0
@@ -1599,6 +1599,183 @@ def daemonset_oom_on_target_node() -> None:
     )
 
 
+def liveness_restart_incarnation() -> None:
+    """One pod's container is restarted by its liveness probe; the peers see a new incarnation."""
+    inc = Incident("liveness-restart-incarnation", "gpt-moe", T0 + timedelta(days=9), 420)
+    sl = [inc.make_slice("gpt-moe", j, f"v5p-moe-{j}", 4) for j in range(2)]
+    web = f"gpt-moe-dashboard-6c7d8e9f0-{inc.suffix()}"
+    cpu = node_name("cpu-n2-pool", "44ab91c0", "m3pd")
+    inc.noise(0, 1100)
+    for s in sl:
+        inc.startup(s, 10)
+        inc.training(s, 60, 700, every=30)
+    for k in range(6):
+        inc.pod_event(
+            100 + k * 150,
+            web,
+            "Unhealthy",
+            "Readiness probe failed: HTTP probe failed with statuscode: 503",
+            host=cpu,
+        )
+    pod, bad = sl[1].pods[1], sl[1].nodes[1]
+    for k in range(3):
+        inc.pod_event(
+            640 + k * 20,
+            pod,
+            "Unhealthy",
+            'Liveness probe failed: Get "http://10.8.3.14:8080/healthz": context deadline exceeded',
+            host=bad,
+        )
+    inc.pod_event(
+        681,
+        pod,
+        "Killing",
+        "Container jax-tpu failed liveness probe, will be restarted",
+        host=bad,
+        severity="INFO",
+    )
+    inc.sigterm(pod, bad, 681.3, "gpt-moe")
+    for jobset, other, node in survivors_of(sl, {sl[1].task(1)}):
+        inc.container(
+            745,
+            other,
+            node,
+            f"E1129 coordination_service.cc:612] /job:jax_worker/replica:0/task:{sl[1].task(1)} "
+            "Heartbeat: Incarnation ID mismatch: expecting 8034261917201121114 but got 1406120386914830921. The task "
+            "has restarted and likely crashed earlier - check for any earlier errors or any scheduler events (e.g. "
+            "preemption, eviction) to debug further.",
+            jobset=jobset,
+            severity="ERROR",
+        )
+    inc.restart_jobset(760, "gpt-moe", "gpt-moe-slice-job-1")
+    inc.write(
+        {
+            "status": "diagnosed",
+            "root_cause": "liveness-probe-restart",
+            "culprit_hosts": [bad],
+            "failures": [{"kind": "restart", "symptom": "liveness-probe-restart", "host": bad}],
+            "why": "kubelet restarted slice 1 host 1's container after three failed liveness probes (a long step blocked the "
+            "health endpoint); the peers' incarnation mismatch names task 5. The dashboard's readiness failures are "
+            "another Deployment (whose name extends gpt-moe).",
+        }
+    )
+
+
+def shutdown_barrier_at_end() -> None:
+    """A finished run whose hosts did not leave together: the error line is noise, the run succeeded."""
+    inc = Incident(
+        "shutdown-barrier-after-success", "whisper-ft", T0 + timedelta(days=9, hours=6), 421
+    )
+    sl = inc.make_slice("whisper-ft", 0, "v6e-wf", 4)
+    inc.noise(0, 800)
+    inc.startup(sl, 10)
+    step = inc.training(sl, 60, 600, every=30, step0=9980)
+    for host, (pod, node) in enumerate(zip(sl.pods, sl.nodes)):
+        inc.container(
+            612 + host * 0.1,
+            pod,
+            node,
+            f"Saved final checkpoint at step {step - 1} to gs://ml-prod-4417-ckpt/whisper-ft/",
+            jobset="whisper-ft",
+        )
+        inc.container(615 + host * 0.1, pod, node, "Training finished.", jobset="whisper-ft")
+    for host in (0, 1, 2):
+        inc.container(
+            680 + host * 0.1,
+            sl.pods[host],
+            sl.nodes[host],
+            "E1129 coordination_service_agent.cc:540] Shutdown barrier has failed.\nBarrier result: 'DEADLINE_EXCEEDED: "
+            "Barrier timed out. Id: Shutdown::1'",
+            jobset="whisper-ft",
+            severity="ERROR",
+        )
+    inc.jobset_event(700, "whisper-ft", "AllJobsCompleted", "jobset completed successfully")
+    inc.write(
+        {
+            "status": "no_failure",
+            "root_cause": None,
+            "culprit_hosts": [],
+            "failures": [],
+            "why": "Decision: the run reached its last step, saved the final checkpoint on every host and the JobSet completed; "
+            "the shutdown barrier only shows host 3 left before the others. Nothing to repair, so no failure.",
+        }
+    )
+
+
+def window_misses_start() -> None:
+    """The export starts after the crash: only the cascades and the restart are in the window."""
+    inc = Incident("window-misses-root", "code-lm", T0 + timedelta(days=10), 422)
+    sl = inc.make_slice("code-lm", 0, "v5p-cl", 4)
+    other = inc.make_slice("code-lm-rm", 0, "v5p-rm", 4)
+    inc.noise(0, 400)
+    bad = sl.nodes[3]
+    crash_and_restart(inc, [sl], (0, 3), 12)
+    inc.training(other, 5, 400, every=30)
+    inc.node_event(
+        120,
+        other.nodes[0],
+        "OOMKilling",
+        "Out of memory: Killed process 7781 (python3) total-vm:402112000kB, "
+        "anon-rss:390002210kB, file-rss:0kB, shmem-rss:0kB",
+        "kernel-monitor",
+    )
+    crash_and_restart(inc, [other], (0, 0), 230)
+    sl2 = inc.respawn(sl)
+    inc.startup(sl2, 300)
+    inc.write(
+        {
+            "status": "inconclusive",
+            "root_cause": None,
+            "culprit_hosts": [bad],
+            "failures": [
+                {"kind": "crash", "symptom": "coordination-heartbeat-cascade", "host": bad}
+            ],
+            "why": "The window opens after code-lm's task 3 died: only the survivors' cascades naming task 3 and the restart "
+            "are here. Say inconclusive and point at task 3's node; the OOM kill belongs to code-lm-rm.",
+        }
+    )
+
+
+def stockout_own_pool() -> None:
+    inc = Incident(
+        "stockout-own-pool-quota-elsewhere", "mamba-3b", T0 + timedelta(days=10, hours=5), 423
+    )
+    pods = [f"mamba-3b-slice-job-0-{c}-{inc.suffix()}" for c in range(4)]
+    other = inc.make_slice("mamba-3b-sweep", 0, "v5e-sweep", 4)
+    inc.noise(0, 1200)
+    inc.startup(other, 10)
+    inc.training(other, 50, 1200, every=40)
+    for k in range(4):
+        for pod in pods:
+            inc.pod_event(
+                30 + k * 240,
+                pod,
+                "FailedScheduling",
+                "0/9 nodes are available: 3 node(s) didn't match Pod's node affinity/selector, 4 Insufficient "
+                "google.com/tpu, 2 node(s) had untolerated taint {components.gke.io/gke-managed-components: true}. "
+                "preemption: 0/9 nodes are available: 9 Preemption is not helpful for scheduling.",
+                component="default-scheduler",
+            )
+        inc.autoscaler_noscaleup(
+            40 + k * 240, "v5p-mamba", "scale.up.error.out.of.resources", pods[0]
+        )
+        inc.autoscaler_noscaleup(
+            45 + k * 240, "a3-gpu-pool", "scale.up.error.quota.exceeded", "vllm-gpu-0"
+        )
+    inc.write(
+        {
+            "status": "diagnosed",
+            "root_cause": "capacity-stockout-or-quota",
+            "culprit_hosts": [],
+            "failures": [
+                {"kind": "scheduling", "symptom": "capacity-stockout-or-quota", "host": None}
+            ],
+            "why": "mamba-3b's pods stay Pending because its v5p pool cannot scale up (zone out of resources); FailedScheduling "
+            "is the visible effect. The quota error is about a GPU pool serving another workload.",
+        }
+    )
+
+
 INCIDENTS = (
     oom_while_neighbour_preempted,
     neighbour_prefix_segfault,
@@ -1619,6 +1796,10 @@ INCIDENTS = (
     restore_fails_after_preemption,
     trainer2_compile_oom,
     daemonset_oom_on_target_node,
+    liveness_restart_incarnation,
+    shutdown_barrier_at_end,
+    window_misses_start,
+    stockout_own_pool,
 )
 
 
