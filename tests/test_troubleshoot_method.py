@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from mlwiki.logs.entry import NODE_LABEL
 from mlwiki.wiki import load_wiki
 from tests.conftest import REPO_ROOT, run_cli
 from tests.scenarios import CLUSTER, PROJECT, Run, expected, heartbeat_lines, two_disruptions
@@ -493,6 +494,59 @@ def test_a_node_pool_repair_points_at_the_pool_node_whose_trouble_came_first(
     findings = findings_of(run, tmp_path / "repair")
     assert findings["root_cause"]["symptom"] == "node-auto-repair-or-upgrade"
     assert [c["host"] for c in findings["culprit_hosts"]] == [sick.node]
+
+
+def test_an_oom_kill_beside_a_workload_that_trains_on_breaks_nothing(tmp_path: Path) -> None:
+    """The node's OOM killer picks a DaemonSet's process (a metrics exporter) on a node of the
+    workload; the workload's pod there keeps logging and training goes on: no failure."""
+    run = Run("neighbour-run", 1, 2, seed=41)
+    run.start_attempt(0)
+    run.train(10, 1500)
+    node = run.pods[(0, 1)].node
+    killed = (
+        "Memory cgroup out of memory: Killed process 3312 (metrics-export) total-vm:812044kB, "
+        "anon-rss:398311kB, file-rss:0kB, shmem-rss:0kB, UID:0 pgtables:1512kB oom_score_adj:999"
+    )
+    run.node_event(node, 600, "OOMKilling", killed)
+    assert findings_of(run, tmp_path / "n")["status"] == "no_failure"
+
+
+def test_a_pod_without_logs_is_placed_on_its_node_by_the_kubelets_events(tmp_path: Path) -> None:
+    """Only the kubelet's events remain of the dead pod (its own logs are missing): their
+    source.host places it on its node, where the cascades naming its task then point."""
+    run = Run("dark-run", 1, 4, seed=42)
+    run.start_attempt(0)
+    run.train(10, 300)
+    dead = run.pods[(0, 2)]
+    run.silenced.add(dead.name)
+    run.entries = [  # nothing of it before the window either: no container line, no scheduling
+        e
+        for e in run.entries
+        if e.get("labels", {}).get(NODE_LABEL) != dead.node
+        and dead.name not in str((e.get("jsonPayload") or {}).get("message"))
+    ]
+    run.entries.append(
+        {
+            "insertId": "kubelet-kill",
+            "logName": f"projects/{PROJECT}/logs/events",
+            "resource": {
+                "type": "k8s_pod",
+                "labels": {"pod_name": dead.name, "namespace_name": "default"},
+            },
+            "timestamp": run.at(330),
+            "severity": "INFO",
+            "jsonPayload": {
+                "reason": "Killing",
+                "message": "Stopping container jax-tpu",
+                "involvedObject": {"kind": "Pod", "name": dead.name},
+                "source": {"component": "kubelet", "host": dead.node},
+            },
+        }
+    )
+    run.cascade(dead, 420)
+    findings = findings_of(run, tmp_path / "dark")
+    assert findings["status"] == "inconclusive"
+    assert [c["host"] for c in findings["culprit_hosts"]] == [dead.node]
 
 
 def megascale_digest_run(lines: list[str]) -> Run:

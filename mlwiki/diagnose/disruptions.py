@@ -128,8 +128,10 @@ def pod_alive_after(hit: Hit, topology: Topology) -> bool:
     info = topology.pods.get(hit.pod or "")
     if info is not None:
         return info.container_last > hit.time + GRACE
+    # A pod that reached the node only later (the next restart attempt) says nothing about this.
     return any(
-        i.node == hit.host and i.container_last > hit.time + GRACE for i in topology.pods.values()
+        i.node == hit.host and i.first <= hit.time and i.container_last > hit.time + GRACE
+        for i in topology.pods.values()
     )
 
 
@@ -166,7 +168,12 @@ def is_seed(hit: Hit, topology: Topology, symptoms: dict[str, Symptom]) -> bool:
         info = topology.pods.get(hit.pod or "")
         return info is None or info.container_last < hit.time
     if hit.role == ROOT and is_infra(hit, symptoms):
-        return True
+        # A preemption or eviction always breaks the run; a node-level crash line (an OOM kill,
+        # a kernel error) only when the workload on that node did not go on (the OOM killer may
+        # have picked a DaemonSet's process beside it).
+        return kind in INTERRUPTION_KINDS or not (
+            pod_alive_after(hit, topology) or training_went_on(hit, topology)
+        )
     if kind == "restart" and hit.reason in KUBELET_RESTART_REASONS:
         # The kubelet killed (or is backing off) the container: for a restart-kind page the
         # restart is the failure, whatever the new container in the same pod prints next.

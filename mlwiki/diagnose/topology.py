@@ -113,6 +113,12 @@ class Topology:
             self._note_jobset(payload.get("involvedObject"))
             if isinstance(payload.get("message"), str):
                 self._event(payload["message"], when)
+            # The kubelet's events about a pod say which node it runs on (source.host): the only
+            # trace of a pod whose own logs are missing.
+            source = payload.get("source")
+            source_host = source.get("host") if isinstance(source, dict) else None
+            if pod in self.pods and not self.pods[pod].node and isinstance(source_host, str):
+                self.pods[pod].node = source_host
         if isinstance(labels, dict):
             for prefix in _LABEL_PREFIXES:
                 name = labels.get(prefix + "jobset-name")
