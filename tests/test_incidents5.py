@@ -16,7 +16,9 @@ from mlwiki.wiki import load_wiki
 
 ROOT = Path(__file__).resolve().parent / "incidents5"
 
-# Wrong today: 12 (a set-up fault that does not break training is dropped: no_failure).
+# A convention, not a method miss: this label calls an ML Diagnostics set-up fault in a run that
+# trained on "diagnosed"; the other red teams' labels (incidents2-4) call such a run no_failure, and
+# the tool follows them, listing the fault under findings["observations"] and its next steps.
 KNOWN_MISSES = {"12-mldiag-webhook-missing-training-fine"}
 
 

@@ -549,6 +549,21 @@ def test_a_pod_without_logs_is_placed_on_its_node_by_the_kubelets_events(tmp_pat
     assert [c["host"] for c in findings["culprit_hosts"]] == [dead.node]
 
 
+def test_a_set_up_fault_that_disrupts_nothing_is_an_observation(tmp_path: Path) -> None:
+    """ML Diagnostics is not injected (the SDK warns on every host) but training runs on: no
+    failure, and the fault is reported as an observation with its next steps, cited."""
+    run = Run("mldiag-run", 1, 2, seed=43)
+    run.start_attempt(0)
+    for pod in run.pods.values():
+        run.log(pod, 5, "GKE_DIAGON_IDENTIFIER environment variable not set.", "WARNING")
+    run.train(10, 900)
+    findings = findings_of(run, tmp_path / "m")
+    assert findings["status"] == "no_failure" and not findings["failures"]
+    [observation] = findings["observations"]
+    assert observation["symptom"] == "mldiag-webhook-not-injecting" and observation["evidence"]
+    assert any(s["symptom"] == "mldiag-webhook-not-injecting" for s in findings["next_steps"])
+
+
 def megascale_digest_run(lines: list[str]) -> Run:
     """Task 0 prints a Megascale digest (one entry per line), then the JobSet restarts."""
     run = Run("mxla-run", 2, 2, seed=36)

@@ -75,6 +75,7 @@ def build_findings(
 ) -> tuple[dict[str, Any], Evidence]:
     evidence = Evidence()
     failures = [_failure(d, evidence) for d in disruptions]
+    observations = _observations(wiki, scan, disruptions, evidence)
     main = next((d for d in disruptions if d.diagnosed), None)
     culprit_hosts = _culprit_hosts(disruptions, evidence)
     root_cause = None
@@ -111,7 +112,8 @@ def build_findings(
         "evidence": evidence.items,
         "actions_run": [],
         "approvals": [],
-        "next_steps": _next_steps(wiki, disruptions),
+        "next_steps": _next_steps(wiki, disruptions, [o["symptom"] for o in observations]),
+        "observations": observations,
         "data": {
             "sources": context.sources,
             "entries": scan.count,
@@ -235,11 +237,42 @@ def _summary(
     return " ".join(part for part in parts if part)
 
 
-def _next_steps(wiki: Wiki, disruptions: list[Disruption]) -> list[dict[str, Any]]:
+def _observations(
+    wiki: Wiki, scan: Scan, disruptions: list[Disruption], evidence: Evidence
+) -> list[dict[str, Any]]:
+    """Set-up faults (root pages with no failure kind, e.g. ML Diagnostics not injecting) seen in
+    the workload's logs that disrupted nothing: worth fixing, never a failure row."""
+    explained = {d.root.symptom for d in disruptions if d.root is not None}
+    by_symptom: dict[str, list[Hit]] = {}
+    for hit in scan.relevant_hits():
+        page = wiki.symptoms.get(hit.symptom)
+        setup_fault = hit.role == "root" and page is not None and page.failure_kind is None
+        if setup_fault and hit.symptom not in explained and not hit.shadowed:
+            by_symptom.setdefault(hit.symptom, []).append(hit)
+    observations = []
+    for symptom, hits in sorted(by_symptom.items()):
+        page = wiki.symptoms[symptom]
+        hosts = sorted({h.host for h in hits if h.host})
+        observations.append(
+            {
+                "symptom": symptom,
+                "summary": f"{page.page.title} — seen on {len(hosts)} host(s); the run was not "
+                "disrupted by it",
+                "hosts": hosts,
+                "evidence": evidence.cite_all(hits[:3]),
+            }
+        )
+    return observations
+
+
+def _next_steps(
+    wiki: Wiki, disruptions: list[Disruption], observed: list[str]
+) -> list[dict[str, Any]]:
     steps: list[dict[str, Any]] = []
     seen: set[str] = set()
-    for disruption in disruptions:
-        page = wiki.symptoms.get(disruption.symptom)
+    pages = [(wiki.symptoms.get(d.symptom), d) for d in disruptions]
+    pages += [(wiki.symptoms.get(symptom), None) for symptom in observed]
+    for page, disruption in pages:
         if page is None or page.id in seen:
             continue
         seen.add(page.id)
@@ -259,7 +292,7 @@ def _next_steps(wiki: Wiki, disruptions: list[Disruption]) -> list[dict[str, Any
                 item["action"] = str(action_id)
                 item["requires_approval"] = bool(action and action.requires_approval)
             steps.append(item)
-        if not disruption.diagnosed:
+        if disruption is not None and not disruption.diagnosed:
             for culprit in disruption.culprits:
                 steps.append(
                     {
