@@ -53,6 +53,8 @@ _RFC3339 = re.compile(
 # this keeps the hot path of timestamp comparison to a dict lookup and an int().
 _SECONDS_CACHE: dict[str, int] = {}
 _SECONDS_CACHE_LIMIT = 200_000
+_NS_CACHE: dict[str, int] = {}
+_NS_CACHE_LIMIT = 262_144
 
 
 def _seconds_of(head: str) -> Optional[int]:
@@ -73,8 +75,25 @@ def _seconds_of(head: str) -> Optional[int]:
 
 
 def timestamp_ns(text: object) -> Optional[int]:
-    """Nanoseconds since the epoch of an RFC 3339 string, or None when it is not one."""
-    if not isinstance(text, str) or len(text) < 20:
+    """Nanoseconds since the epoch of an RFC 3339 string, or None when it is not one.
+
+    A diagnosis asks for the same entry's instant several times (matching, storing, each local
+    query's time bounds), so parsed values are kept in a bounded cache."""
+    if not isinstance(text, str):
+        return None
+    cached = _NS_CACHE.get(text)
+    if cached is not None:
+        return cached
+    value = _parse_ns(text)
+    if value is not None:
+        if len(_NS_CACHE) >= _NS_CACHE_LIMIT:
+            _NS_CACHE.clear()
+        _NS_CACHE[text] = value
+    return value
+
+
+def _parse_ns(text: str) -> Optional[int]:
+    if len(text) < 20:
         return None
     if text[-1] in "Zz" and text[10] in "Tt ":
         rest = text[19:-1]
