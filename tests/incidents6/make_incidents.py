@@ -47,6 +47,7 @@ class Incident:
     start: datetime
     jsonl: bool = False
     entries: list[dict[str, Any]] = field(default_factory=list)
+    label: dict[str, Any] = field(default_factory=dict)
     rng: random.Random = field(init=False)
 
     def __post_init__(self) -> None:
@@ -286,8 +287,12 @@ class Incident:
         return step
 
     # --- output --------------------------------------------------------------------------
-    def write(self, label: dict[str, Any]) -> None:
-        folder = HERE / self.name
+    def labelled(self, label: dict[str, Any]) -> Incident:
+        self.label = label
+        return self
+
+    def write(self, root: Path) -> None:
+        folder = root / self.name
         folder.mkdir(parents=True, exist_ok=True)
         for old in folder.glob("logs.*"):
             old.unlink()
@@ -297,7 +302,7 @@ class Incident:
             (folder / "logs.jsonl").write_text(text, encoding="utf-8")
         else:
             (folder / "logs.json").write_text(json.dumps(ordered) + "\n", encoding="utf-8")
-        expected = {"workload": self.workload, **label}
+        expected = {"workload": self.workload, **self.label}
         (folder / "expected.json").write_text(
             json.dumps(expected, indent=2) + "\n", encoding="utf-8"
         )
@@ -327,7 +332,7 @@ NO_FAILURE = {"status": "no_failure", "root_cause": None, "culprit_hosts": [], "
 
 
 # --- traps: alarming-looking lines in healthy runs ------------------------------------------------
-def t01_dataloader_worker_oom() -> None:
+def t01_dataloader_worker_oom() -> Incident:
     inc, pods = healthy("t01-dataloader-worker-oom", "gemma-ft-a", 101, 0)
     victim = pods[5]
     pid = 48213
@@ -358,7 +363,7 @@ def t01_dataloader_worker_oom() -> None:
         "WARNING",
     )
     inc.say(703.8, victim, "INFO:absl:Grain worker process 3 restarted (pid 48977).")
-    inc.write(
+    return inc.labelled(
         {
             **NO_FAILURE,
             "why": "The kernel OOM killer hit a Grain data-loader child (python3) inside "
@@ -368,7 +373,7 @@ def t01_dataloader_worker_oom() -> None:
     )
 
 
-def t02_gcs_429_retried() -> None:
+def t02_gcs_429_retried() -> Incident:
     inc, pods = healthy("t02-gcs-429-retried", "llama-pt-b", 102, 5, jsonl=True)
     for k, pod in enumerate(pods):
         t = 900 + k * 0.4
@@ -398,7 +403,7 @@ def t02_gcs_429_retried() -> None:
         inc.say(
             918 + k * 0.3, pod, "INFO:absl:Finished saving checkpoint for step 210 (took 18.1s)."
         )
-    inc.write(
+    return inc.labelled(
         {
             **NO_FAILURE,
             "why": "Two hosts got HTTP 429 while writing checkpoint metadata, the GCS client "
@@ -408,7 +413,7 @@ def t02_gcs_429_retried() -> None:
     )
 
 
-def t03_nan_eval_metric() -> None:
+def t03_nan_eval_metric() -> Incident:
     inc, pods = healthy("t03-nan-eval-metric", "t5x-mt-c", 103, 10)
     leader = pods[0]
     inc.say(1000, leader, "INFO:absl:Running eval on 'wmt_dev_subset' for 32 steps.")
@@ -431,7 +436,7 @@ def t03_nan_eval_metric() -> None:
         "WARNING:absl:Metric eval/ood_loss is NaN; skipping it in TensorBoard summary.",
         "WARNING",
     )
-    inc.write(
+    return inc.labelled(
         {
             **NO_FAILURE,
             "why": "A NaN in one eval metric over an empty split, not the training loss: "
@@ -440,7 +445,7 @@ def t03_nan_eval_metric() -> None:
     )
 
 
-def t04_benign_noise() -> None:
+def t04_benign_noise() -> Incident:
     inc, pods = healthy("t04-benign-noise", "mixtral-pt-d", 104, 15, jsonl=True)
     leader = pods[0]
     inc.say(
@@ -489,7 +494,7 @@ def t04_benign_noise() -> None:
         f"{pods[1].jobset}-slice-job-0-1 took 212ms (timeout 30s), retry not needed.",
         "WARNING",
     )
-    inc.write(
+    return inc.labelled(
         {
             **NO_FAILURE,
             "why": "Configuration and health lines that merely contain 'heartbeat', "
@@ -499,7 +504,7 @@ def t04_benign_noise() -> None:
     )
 
 
-def t05_selftest_check_failed() -> None:
+def t05_selftest_check_failed() -> Incident:
     inc, pods = healthy("t05-selftest-check-failed", "vit-pt-e", 105, 20)
     for pod in pods:
         inc.say(
@@ -524,7 +529,7 @@ F1104 09:20:21.330017    311 watchdog_test.cc:88] Check failed: deliberately_tri
             "[preflight] self-test subprocess exited with code 0 (death test passed: 1/1); "
             "continuing with training",
         )
-    inc.write(
+    return inc.labelled(
         {
             **NO_FAILURE,
             "why": "The `Check failed` and stack trace come from a preflight death-test "
@@ -534,7 +539,7 @@ F1104 09:20:21.330017    311 watchdog_test.cc:88] Check failed: deliberately_tri
     )
 
 
-def t06_maintenance_notice() -> None:
+def t06_maintenance_notice() -> Incident:
     inc, pods = healthy("t06-maintenance-notice", "llama-sft-f", 106, 25)
     node = pods[2].node
     epoch = int((inc.at(0) + timedelta(days=3)).timestamp())
@@ -554,7 +559,7 @@ def t06_maintenance_notice() -> None:
         "kubelet",
         f"Updated node labels: cloud.google.com/scheduled-maintenance-time={epoch}",
     )
-    inc.write(
+    return inc.labelled(
         {
             **NO_FAILURE,
             "why": "A notice of host maintenance three days away; no termination, no "
@@ -563,7 +568,7 @@ def t06_maintenance_notice() -> None:
     )
 
 
-def t07_sigterm_after_completion() -> None:
+def t07_sigterm_after_completion() -> Incident:
     inc = Incident(
         "t07-sigterm-after-completion",
         "bert-pt-g",
@@ -616,7 +621,7 @@ def t07_sigterm_after_completion() -> None:
             "with default behavior",
             "ERROR",
         )
-    inc.write(
+    return inc.labelled(
         {
             **NO_FAILURE,
             "why": "Every host finished the last step and saved the final checkpoint, "
@@ -626,7 +631,7 @@ def t07_sigterm_after_completion() -> None:
     )
 
 
-def t08_other_jobset_restart() -> None:
+def t08_other_jobset_restart() -> Incident:
     inc, _ = healthy("t08-other-jobset-restart", "llm-pt", 108, 35)
     other = inc.slices("llm-pt-ablation", ["v5e-pool-6"], 4)
     inc.schedule(0, other)
@@ -665,7 +670,7 @@ The tasks have crashed. Check the task logs for an earlier error, or scheduler e
         "jobset-controller",
         warning=True,
     )
-    inc.write(
+    return inc.labelled(
         {
             **NO_FAILURE,
             "why": "The OOM kill, heartbeat cascade and JobSet restart all belong to the "
@@ -675,7 +680,7 @@ The tasks have crashed. Check the task logs for an earlier error, or scheduler e
     )
 
 
-def t09_foreign_preemption_and_cper() -> None:
+def t09_foreign_preemption_and_cper() -> Incident:
     inc, pods = healthy("t09-foreign-preemption", "gemma-pt-h", 109, 40, jsonl=True)
     stranger = inc.pool_nodes("v5e-spot-pool", 1)[0]
     inc.gce(500, stranger, "compute.instances.preempted", "Instance was preempted.")
@@ -710,7 +715,7 @@ def t09_foreign_preemption_and_cper() -> None:
         warning=True,
         host=own,
     )
-    inc.write(
+    return inc.labelled(
         {
             **NO_FAILURE,
             "why": "The preempted VM is in a Spot pool the workload never used (no pod of "
@@ -720,7 +725,7 @@ def t09_foreign_preemption_and_cper() -> None:
     )
 
 
-def t10_liveness_once() -> None:
+def t10_liveness_once() -> Incident:
     inc, pods = healthy("t10-liveness-once", "sd-xl-i", 110, 45)
     pod = pods[6]
     inc.event(
@@ -734,7 +739,7 @@ def t10_liveness_once() -> None:
         warning=True,
         host=pod.node,
     )
-    inc.write(
+    return inc.labelled(
         {
             **NO_FAILURE,
             "why": "One liveness probe timed out (during a checkpoint write); the failure "
@@ -743,7 +748,7 @@ def t10_liveness_once() -> None:
     )
 
 
-def t11_image_pull_resolved() -> None:
+def t11_image_pull_resolved() -> Incident:
     inc = Incident(
         "t11-image-pull-resolved",
         "qwen-ft-j",
@@ -812,7 +817,7 @@ def t11_image_pull_resolved() -> None:
         )
     inc.boot(60, pods)
     inc.steps(120, 1100, pods, 1)
-    inc.write(
+    return inc.labelled(
         {
             **NO_FAILURE,
             "why": "Three pods hit a transient 503 from the registry and backed off once; "
@@ -822,7 +827,7 @@ def t11_image_pull_resolved() -> None:
     )
 
 
-def t12_kueue_pending_then_admitted() -> None:
+def t12_kueue_pending_then_admitted() -> Incident:
     inc = Incident(
         "t12-kueue-pending-admitted",
         "llama-pt-k",
@@ -870,7 +875,7 @@ def t12_kueue_pending_then_admitted() -> None:
     inc.schedule(125, pods)
     inc.boot(133, pods)
     inc.steps(190, 1100, pods, 1)
-    inc.write(
+    return inc.labelled(
         {
             **NO_FAILURE,
             "why": "The workload waited two minutes for quota, was admitted, and then "
@@ -879,7 +884,7 @@ def t12_kueue_pending_then_admitted() -> None:
     )
 
 
-def t13_kueue_preempts_other() -> None:
+def t13_kueue_preempts_other() -> Incident:
     inc = Incident(
         "t13-kueue-preempts-other",
         "llama-pt-r",
@@ -940,7 +945,7 @@ def t13_kueue_preempts_other() -> None:
     inc.schedule(45, pods)
     inc.boot(53, pods)
     inc.steps(110, 1100, pods, 1)
-    inc.write(
+    return inc.labelled(
         {
             **NO_FAILURE,
             "why": "Kueue preempted a lower-priority workload (batch-infer-s) to admit this "
@@ -950,7 +955,7 @@ def t13_kueue_preempts_other() -> None:
     )
 
 
-def t14_vfio_busy_retried() -> None:
+def t14_vfio_busy_retried() -> Incident:
     inc = Incident(
         "t14-vfio-busy-retried",
         "mistral-ft-t",
@@ -976,7 +981,7 @@ def t14_vfio_busy_retried() -> None:
     )
     inc.boot(28, pods)
     inc.steps(90, 1100, pods, 1)
-    inc.write(
+    return inc.labelled(
         {
             **NO_FAILURE,
             "why": "A start-up wrapper retried opening /dev/vfio/0 twice while the previous "
@@ -986,7 +991,7 @@ def t14_vfio_busy_retried() -> None:
     )
 
 
-def t15_daemon_segfault() -> None:
+def t15_daemon_segfault() -> Incident:
     inc, pods = healthy("t15-daemon-segfault", "gemma-pt-u", 115, 55)
     node = pods[1].node
     daemon = f"gke-metrics-agent-{inc.suffix(5)}"
@@ -1029,7 +1034,7 @@ def t15_daemon_segfault() -> None:
         warning=True,
         host=node,
     )
-    inc.write(
+    return inc.labelled(
         {
             **NO_FAILURE,
             "why": "The SIGSEGV and Check failed come from the kube-system metrics agent on a "
@@ -1039,7 +1044,7 @@ def t15_daemon_segfault() -> None:
     )
 
 
-def n06_vfio_busy_fatal() -> None:
+def n06_vfio_busy_fatal() -> Incident:
     inc = Incident(
         "n06-vfio-busy-fatal",
         "mistral-ft-v",
@@ -1091,7 +1096,7 @@ jaxlib._jax.XlaRuntimeError: UNKNOWN: TPU initialization failed: open(/dev/vfio/
                 "kubelet",
                 host=pod.node,
             )
-    inc.write(
+    return inc.labelled(
         {
             "status": "diagnosed",
             "root_cause": "tpu-vfio-busy",
@@ -1120,7 +1125,7 @@ The tasks have crashed. Check the task logs for an earlier error, or scheduler e
         )
 
 
-def n01_trainer_oom() -> None:
+def n01_trainer_oom() -> Incident:
     inc = Incident(
         "n01-trainer-oom-killed",
         "gemma-ft-m",
@@ -1184,7 +1189,7 @@ def n01_trainer_oom() -> None:
     inc.schedule(760, again)
     inc.boot(770, again, attempt=1)
     inc.steps(830, 1400, again, 120, attempt=1)
-    inc.write(
+    return inc.labelled(
         {
             "status": "diagnosed",
             "root_cause": "host-oom-killed",
@@ -1197,7 +1202,7 @@ def n01_trainer_oom() -> None:
     )
 
 
-def n02_gcs_429_fatal() -> None:
+def n02_gcs_429_fatal() -> Incident:
     inc = Incident(
         "n02-gcs-429-fatal",
         "llama-pt-n",
@@ -1258,7 +1263,7 @@ tensorflow.python.framework.errors_impl.AbortedError: All 10 retry attempts fail
         inc.event(
             1016, "Pod", pod.name, "Killing", "Stopping container jax-tpu", "kubelet", host=pod.node
         )
-    inc.write(
+    return inc.labelled(
         {
             "status": "diagnosed",
             "root_cause": "gcs-throttling",
@@ -1271,7 +1276,7 @@ tensorflow.python.framework.errors_impl.AbortedError: All 10 retry attempts fail
     )
 
 
-def n03_nan_loss_exit() -> None:
+def n03_nan_loss_exit() -> Incident:
     inc = Incident(
         "n03-nan-loss-exit", "t5x-mt-o", 203, datetime(2026, 11, 4, 11, 5, tzinfo=timezone.utc)
     )
@@ -1314,7 +1319,7 @@ ValueError: Loss is NaN at step {step}; aborting so the last good checkpoint is 
         "jobset-controller",
         warning=True,
     )
-    inc.write(
+    return inc.labelled(
         {
             "status": "diagnosed",
             "root_cause": "nan-inf-loss",
@@ -1327,7 +1332,7 @@ ValueError: Loss is NaN at step {step}; aborting so the last good checkpoint is 
     )
 
 
-def n04_maintenance_terminated() -> None:
+def n04_maintenance_terminated() -> Incident:
     inc = Incident(
         "n04-maintenance-terminated",
         "llama-sft-p",
@@ -1382,7 +1387,7 @@ def n04_maintenance_terminated() -> None:
         "jobset-controller",
         warning=True,
     )
-    inc.write(
+    return inc.labelled(
         {
             "status": "diagnosed",
             "root_cause": "host-maintenance",
@@ -1395,7 +1400,7 @@ def n04_maintenance_terminated() -> None:
     )
 
 
-def n05_liveness_restart() -> None:
+def n05_liveness_restart() -> Incident:
     inc = Incident(
         "n05-liveness-restart", "sd-xl-q", 205, datetime(2026, 11, 4, 12, 0, tzinfo=timezone.utc)
     )
@@ -1462,7 +1467,7 @@ def n05_liveness_restart() -> None:
         "jobset-controller",
         warning=True,
     )
-    inc.write(
+    return inc.labelled(
         {
             "status": "diagnosed",
             "root_cause": "liveness-probe-restart",
@@ -1501,6 +1506,16 @@ ALL = [
     n05_liveness_restart,
 ]
 
-if __name__ == "__main__":
+
+def generate(root: Path) -> list[str]:
+    """Write every scenario folder under root; returns their names."""
+    names = []
     for make in ALL:
-        make()
+        incident = make()
+        incident.write(root)
+        names.append(incident.name)
+    return names
+
+
+if __name__ == "__main__":
+    generate(HERE)

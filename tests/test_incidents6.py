@@ -1,0 +1,81 @@
+"""Round-6 held-out incidents (tests/incidents6): precision traps — healthy runs full of
+alarming-looking lines that must not be reported as failures — and near-misses where the same
+kind of line does break the run.
+
+Floors keep today's accuracy from regressing; the scenarios right today must stay exact.
+The labels are what a senior engineer concludes, not what the tool says (see each `why`)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from mlwiki.eval import evaluate
+from mlwiki.wiki import load_wiki
+
+ROOT = Path(__file__).resolve().parent / "incidents6"
+
+# Method misses, labels kept true: Kueue's "couldn't assign flavors" Pending events are reported as
+# a kueue-admission-pending scheduling failure although the workload was admitted two minutes (t12)
+# or 40 s (t13) later and then ran healthy.
+KNOWN_MISSES = {"t12-kueue-pending-admitted", "t13-kueue-preempts-other"}
+
+
+@pytest.fixture(scope="module")
+def report():
+    wiki = load_wiki(Path(__file__).resolve().parents[1] / "_wiki")
+    return evaluate(wiki, ROOT)
+
+
+def test_twenty_one_labelled_incidents(report) -> None:
+    assert len(report.outcomes) == 21
+    traps = [o for o in report.outcomes if o.name.startswith("t")]
+    assert len(traps) == 15 and all(o.expected["status"] == "no_failure" for o in traps)
+
+
+def test_accuracy_floors(report) -> None:
+    assert report.accuracy() >= 19 / 21
+    for name in ("status", "root_cause", "failures"):
+        assert report.accuracy(name) >= 19 / 21
+    assert report.accuracy("culprit") == 1.0
+
+
+def test_right_today_stay_exact(report) -> None:
+    wrong = sorted(o.name for o in report.outcomes if not o.exact and o.name not in KNOWN_MISSES)
+    assert wrong == []
+
+
+def test_near_misses_are_diagnosed_on_the_named_host(report) -> None:
+    for outcome in report.outcomes:
+        if outcome.name.startswith("n"):
+            assert outcome.got["status"] == "diagnosed", outcome.name
+            assert outcome.got["root_cause"] == outcome.expected["root_cause"], outcome.name
+
+
+def test_labels_are_well_formed() -> None:
+    for expected in sorted(ROOT.glob("*/expected.json")):
+        data = json.loads(expected.read_text(encoding="utf-8"))
+        assert data["status"] in ("diagnosed", "inconclusive", "no_failure"), expected
+        assert data["why"], expected
+        if data["status"] == "no_failure":
+            assert data["root_cause"] is None and data["failures"] == [], expected
+        if data["status"] == "inconclusive":
+            assert data["root_cause"] is None and data["culprit_hosts"], expected
+
+
+def test_generator_reproduces_the_stored_bundles(tmp_path: Path, monkeypatch) -> None:
+    spec = importlib.util.spec_from_file_location("make_incidents6", ROOT / "make_incidents.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    # dataclasses resolve the module's string annotations through sys.modules
+    monkeypatch.setitem(sys.modules, spec.name, module)
+    spec.loader.exec_module(module)
+    names = module.generate(tmp_path)
+    assert sorted(names) == sorted(p.parent.name for p in ROOT.glob("*/expected.json"))
+    for name in names:
+        for made in sorted((tmp_path / name).iterdir()):
+            assert made.read_bytes() == (ROOT / name / made.name).read_bytes(), made
