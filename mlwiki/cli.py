@@ -30,6 +30,12 @@ COMMANDS = {
 }
 
 
+WIKI_HELP = (
+    "the wiki (repository or its _wiki/ folder); default: found from the current directory "
+    "upward, or $MLWIKI_WIKI"
+)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="mlwiki",
@@ -43,12 +49,16 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--wiki",
         metavar="DIR",
-        help="the wiki (repository or its _wiki/ folder); default: found from the current "
-        "directory upward, or $MLWIKI_WIKI",
+        help=WIKI_HELP,
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module_name in COMMANDS.values():
         importlib.import_module(f"mlwiki.commands.{module_name}").register(subparsers)
+    # `mlwiki lint --wiki DIR` works too; SUPPRESS keeps a --wiki given before the command.
+    for command_parser in subparsers.choices.values():
+        command_parser.add_argument(
+            "--wiki", metavar="DIR", default=argparse.SUPPRESS, help=WIKI_HELP
+        )
     return parser
 
 

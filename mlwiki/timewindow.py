@@ -181,6 +181,11 @@ def parse_time(text: str, now: datetime, flag: str) -> datetime:
     lookback = _relative_duration(text, flag)
     if lookback is not None:
         return now - lookback
+    if timestamp_ns(text.strip()) is None:
+        # Name every accepted form: a user who typed "yesterday" needs to see "1 day ago".
+        raise BadInput(
+            f"{flag}: {text!r} is not a time like 2024-05-01T12:00:00Z (UTC), '2 hours ago' or 'now'"
+        )
     return parse_timestamp(text, flag)
 
 
@@ -248,6 +253,11 @@ def resolve_window(
     if since is not None:
         lookback = _relative_duration(since, "--since")
         if lookback is None:
+            if timestamp_ns(since.strip()) is None:
+                raise BadInput(
+                    f"--since: {since!r} is not a duration like 24h, 90m, 7d or 'last 24 hours' "
+                    "(nor a UTC time like 2024-05-01T12:00:00Z)"
+                )
             # An absolute --since means "from then until now".
             return Window(parse_timestamp(since, "--since"), current)
         return Window(current - lookback, current)

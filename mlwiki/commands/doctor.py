@@ -25,8 +25,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def handle(args: argparse.Namespace) -> int:
     from mlwiki.doctor import as_report, run_checks
+    from mlwiki.engine.params import ParamSpec, validate
+    from mlwiki.handoff.gcs import check_bucket_name
 
-    checks = run_checks(args.project, args.bucket)
+    # Malformed names are bad input (exit 2), not a failed check; `gs://B` is accepted as B.
+    if args.project is not None:
+        validate(ParamSpec("project", "project_id"), args.project, "--project")
+    bucket = check_bucket_name(args.bucket) if args.bucket is not None else None
+    checks = run_checks(args.project, bucket)
     report = as_report(checks)
     if args.format == "json":
         emit_json(report)

@@ -20,13 +20,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "WORKLOAD, only entries about that JobSet's pods and nodes."
         ),
     )
-    parser.add_argument("workload", nargs="?", help="JobSet name to restrict to (optional)")
+    parser.add_argument(
+        "workload", nargs="?", metavar="WORKLOAD", help="JobSet name to restrict to (optional)"
+    )
     parser.add_argument("--bundle", type=Path, help="offline bundle: file or directory of entries")
     parser.add_argument("--project", help="Cloud Logging project (with --start/--end/--since)")
     parser.add_argument("--start", help="window start (UTC YYYY-MM-DDTHH:MM:SSZ or relative)")
     parser.add_argument("--end", help="window end")
     parser.add_argument("--since", help='relative window, e.g. "24h"')
-    parser.add_argument("--format", choices=("json", "text"), default="text")
+    parser.add_argument(
+        "--format", choices=("json", "text"), default="text", help="output format (default text)"
+    )
     parser.set_defaults(handler=handle)
 
 
@@ -44,10 +48,15 @@ def match_rows(args: argparse.Namespace) -> list[dict[str, Any]]:
 
 
 def handle(args: argparse.Namespace) -> int:
+    from mlwiki.engine.params import ParamSpec, validate
     from mlwiki.output import emit_json
 
     if args.bundle is None and args.project is None:
         raise BadInput("--bundle or --project: say where the log entries are")
+    if args.workload is not None:
+        validate(ParamSpec("workload", "k8s_name"), args.workload, "WORKLOAD")
+    if args.project is not None:
+        validate(ParamSpec("project", "project_id"), args.project, "--project")
     rows = match_rows(args)
     if args.format == "json":
         emit_json({"matches": rows, "count": len(rows)})

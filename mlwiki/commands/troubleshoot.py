@@ -51,11 +51,23 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def handle(args: argparse.Namespace) -> int:
     from mlwiki.diagnose.collect import collection_for
     from mlwiki.diagnose.pipeline import analyse
+    from mlwiki.engine.params import ParamSpec, validate
     from mlwiki.output import dumps
     from mlwiki.wiki import find_wiki_root, load_wiki
 
     if args.bundle is None and args.project is None:
         raise BadInput("--bundle or --project: say where the log entries are")
+    # The same checks as the MCP tool: a typo like "llm pretrain" is bad input, not a silent
+    # "inconclusive", and a malformed project id is named before any credentials are looked up.
+    validate(ParamSpec("workload", "k8s_name"), args.workload, "WORKLOAD_ID")
+    if args.project is not None:
+        validate(ParamSpec("project", "project_id"), args.project, "--project")
+    for flag, value in (
+        ("--max-log-calls", args.max_log_calls),
+        ("--max-entries", args.max_entries),
+    ):
+        if value is not None and value < 1:
+            raise BadInput(f"{flag} {value}: must be at least 1")
     wiki = load_wiki(find_wiki_root(explicit=args.wiki))
     collection = collection_for(args.workload, args)
     result = analyse(wiki, args.workload, collection, project=args.project)

@@ -91,8 +91,11 @@ def list_clusters(project: Optional[str] = None) -> list[ClusterRef]:
             f"gcloud container clusters list timed out after {GCLOUD_TIMEOUT_SECONDS} s"
         ) from None
     if done.returncode != 0:
-        lines = [line for line in done.stderr.splitlines() if line.strip()]
-        raise GcloudError(lines[-1] if lines else f"gcloud exited with {done.returncode}")
+        lines = [line.strip() for line in done.stderr.splitlines() if line.strip()]
+        # gcloud puts the reason on its "ERROR: (gcloud.…)" line; advice lines follow it.
+        errors = [line for line in lines if line.startswith("ERROR:")]
+        reason = (errors or lines[-1:] or [f"gcloud exited with {done.returncode}"])[0]
+        raise GcloudError(reason)
     try:
         items = json.loads(done.stdout or "[]")
     except json.JSONDecodeError as error:

@@ -109,7 +109,10 @@ def _iter_lines(
         try:
             entry = json.loads(text)
         except json.JSONDecodeError as error:
-            raise BadInput(f"{path}:{number}:{error.colno}: invalid JSON: {error.msg}") from None
+            raise BadInput(
+                f"{path}:{number}:{error.colno}: invalid JSON: {error.msg} (a bundle file holds a "
+                "JSON array of log entries or one entry per line)"
+            ) from None
         yield _checked(entry, path, number)
 
 
