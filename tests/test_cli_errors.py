@@ -135,3 +135,14 @@ def test_every_error_of_a_verify_with_other_workloads_findings_is_cited(tmp_path
     evidence = json.loads(findings.read_text(encoding="utf-8"))["evidence"]
     for item in evidence:
         assert f"evidence {item['id']} (insertId '{item['insertId']}')" in result.stdout
+
+
+def test_log_query_action_without_a_source_is_bad_input():
+    argv = ("action", "find-host-oom-killed", "--param", "workload=llm-pretrain")
+    window = ("--param", "start=2025-03-14T09:00:00Z", "--param", "end=2025-03-14T10:00:00Z")
+    assert_bad_input(run_cli(*argv, *window), "--bundle or --project", "find-host-oom-killed")
+    # --dry-run reads nothing, so it needs no source; with a bundle the query runs.
+    assert run_cli(*argv, *window, "--dry-run").code == 0
+    ran = run_cli(*argv, "--bundle", str(DEMO))
+    assert ran.code == 0, ran.stderr
+    assert ran.json()["count"] == 2

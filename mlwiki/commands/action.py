@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from mlwiki.errors import EXIT_FINDING, EXIT_OK, ApprovalRequired
+from mlwiki.errors import EXIT_FINDING, EXIT_OK, ApprovalRequired, BadInput
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -43,6 +43,11 @@ def handle(args: argparse.Namespace) -> int:
     run = setup(args)
     action = run.wiki.action(args.action_id)
     values = resolve_action_params(action, run.params, run.context)
+    if action.kind == "log_query" and run.session is None and not args.dry_run:
+        # A forgotten source is the caller's input to fix (exit 2), not a failed action (exit 1).
+        raise BadInput(
+            f"--bundle or --project: action {action.id} is a log query; say where the log entries are"
+        )
     gate = ApprovalGate(
         frozenset({action.id}) if args.approve else frozenset(), stdio_is_interactive()
     )
