@@ -146,3 +146,8 @@ def test_log_query_action_without_a_source_is_bad_input():
     ran = run_cli(*argv, "--bundle", str(DEMO))
     assert ran.code == 0, ran.stderr
     assert ran.json()["count"] == 2
+
+
+def test_dashboard_context_with_a_space_is_bad_input():
+    result = run_cli("dashboard", "--context", "my ctx", "--no-browser", "--port", "0")
+    assert_bad_input(result, "--context", "'my ctx'")

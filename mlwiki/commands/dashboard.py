@@ -70,6 +70,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def handle(args: argparse.Namespace) -> int:
     from mlwiki.dashboard import server
     from mlwiki.dashboard.app import BadTarget, create_app, parse_target
+    from mlwiki.engine.params import ParamSpec, validate
 
     if not 0 <= args.port <= 65535:
         raise BadInput(f"--port {args.port}: must be 0..65535")
@@ -79,6 +80,8 @@ def handle(args: argparse.Namespace) -> int:
         target = parse_target(args.target)
     except BadTarget as error:
         raise BadInput(f"TARGET {args.target!r}: {error}") from None
+    for context in args.context or ():
+        validate(ParamSpec("context", "kube_context"), context, "--context")  # as snapshot does
     if args.snapshot and args.context:
         raise BadInput(
             "--snapshot and --context exclude each other: a snapshot is not a live cluster"
