@@ -19,19 +19,11 @@ from mlwiki.wiki import load_wiki
 
 ROOT = Path(__file__).resolve().parent / "incidents6"
 
-# Method misses, labels kept true (details in the round-6 report):
-# - t12, t13: Kueue's "couldn't assign flavors" Pending event names the Workload object, not a pod,
-#   so it is always a seed, although the workload was admitted and then trained;
-# - t16: a node event with no pod (NodeNotReady, then NodeReady 28 s later) is a seed even though
-#   the pod on that node kept stepping;
-# - t17: an eviction event of a kube-system DaemonSet pod is taken as an infrastructure interruption
-#   on the workload's node, though the workload's own pod was not evicted.
-KNOWN_MISSES = {
-    "t12-kueue-pending-admitted",
-    "t13-kueue-preempts-other",
-    "t16-node-not-ready-blip",
-    "t17-daemonset-evicted",
-}
+# The round-6 report found four method misses (t12, t13: a Kueue Pending event about the Workload
+# object was always a break although the workload was admitted and trained; t16: a 28 s NodeNotReady
+# blip while the pod on that node kept stepping; t17: a kube-system pod's eviction on the workload's
+# node). The method now gets all 23 right.
+KNOWN_MISSES: set[str] = set()
 
 
 @pytest.fixture(scope="module")
@@ -47,11 +39,8 @@ def test_twenty_three_labelled_incidents(report) -> None:
 
 
 def test_accuracy_floors(report) -> None:
-    assert report.accuracy() >= 19 / 23
-    for name in ("status", "failures"):
-        assert report.accuracy(name) >= 19 / 23
-    assert report.accuracy("root_cause") >= 20 / 23
-    assert report.accuracy("culprit") >= 21 / 23
+    for name in (None, "status", "failures", "root_cause", "culprit"):
+        assert (report.accuracy(name) if name else report.accuracy()) == 1.0, name
 
 
 def test_right_today_stay_exact(report) -> None:

@@ -128,6 +128,8 @@ def pod_alive_after(hit: Hit, topology: Topology) -> bool:
     info = topology.pods.get(hit.pod or "")
     if info is not None:
         return info.container_last > hit.time + GRACE
+    if hit.host is None:
+        return False
     # A pod that reached the node only later (the next restart attempt) says nothing about this.
     return any(
         i.node == hit.host and i.first <= hit.time and i.container_last > hit.time + GRACE
@@ -166,21 +168,31 @@ def is_seed(hit: Hit, topology: Topology, symptoms: dict[str, Symptom]) -> bool:
     kind = symptoms[hit.symptom].failure_kind if hit.symptom in symptoms else None
     if kind == "scheduling":
         info = topology.pods.get(hit.pod or "")
-        return info is None or info.container_last < hit.time
+        if info is None:
+            # About no pod we know (a Kueue Workload waiting for quota): a break only if the
+            # workload never got going afterwards (admitted minutes later and trained: a wait).
+            return not topology.trained_between(hit.time, topology.last + 1)
+        return info.container_last < hit.time
+    went_on = pod_alive_after(hit, topology) or training_went_on(hit, topology)
     if hit.role == ROOT and is_infra(hit, symptoms):
-        # A preemption or eviction always breaks the run; a node-level crash line (an OOM kill,
-        # a kernel error) only when the workload on that node did not go on (the OOM killer may
-        # have picked a DaemonSet's process beside it).
-        return kind in INTERRUPTION_KINDS or not (
-            pod_alive_after(hit, topology) or training_went_on(hit, topology)
+        # A preemption or eviction of the workload's own pod or node breaks the run; one of a
+        # pod that is not the workload's (a kube-system agent evicted on its node), or a
+        # node-level crash line (an OOM kill, a kernel error), only when the workload on that
+        # node did not go on (the OOM killer may have picked a DaemonSet's process beside it).
+        own_interruption = kind in INTERRUPTION_KINDS and (
+            hit.pod is None or hit.pod in topology.pods
         )
+        return own_interruption or not went_on
     if kind == "restart" and hit.reason in KUBELET_RESTART_REASONS:
         # The kubelet killed (or is backing off) the container: for a restart-kind page the
         # restart is the failure, whatever the new container in the same pod prints next.
         return True
     if hit.pod is None:
-        return hit.resource_type in INFRA_RESOURCES or hit.severity in SEVERE
-    if pod_alive_after(hit, topology) or training_went_on(hit, topology):
+        # A node's trouble (NotReady…) on a node where the workload went on was a blip.
+        if hit.resource_type in INFRA_RESOURCES:
+            return not went_on
+        return hit.severity in SEVERE
+    if went_on:
         return False
     run_goes_on = topology.last > hit.time + GRACE
     return run_goes_on or hit.severity in SEVERE
