@@ -151,3 +151,19 @@ def test_log_query_action_without_a_source_is_bad_input():
 def test_dashboard_context_with_a_space_is_bad_input():
     result = run_cli("dashboard", "--context", "my ctx", "--no-browser", "--port", "0")
     assert_bad_input(result, "--context", "'my ctx'")
+
+
+def test_verify_of_a_binary_file_names_it(tmp_path: Path) -> None:
+    picture = tmp_path / "pic.png"
+    picture.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00")
+    assert_bad_input(run_cli("verify", str(picture)), "pic.png", "not a findings file")
+
+
+def test_verify_takes_one_place_to_check_against(tmp_path: Path) -> None:
+    findings = tmp_path / "findings.json"
+    assert (
+        run_cli("troubleshoot", "llm-pretrain", "--bundle", str(DEMO), "--out", str(findings)).code
+        == 0
+    )
+    result = run_cli("verify", str(findings), "--bundle", str(DEMO), "--project", "tpu-prod-123")
+    assert_bad_input(result, "--bundle", "--project")

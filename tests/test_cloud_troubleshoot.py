@@ -137,6 +137,16 @@ def test_verify_looks_cited_entries_up_in_cloud_logging(cli, logging_api, tmp_pa
     assert "the quote is not in the entry's text" in tampered.stdout
 
 
+def test_an_explicit_project_wins_over_the_bundle_the_findings_name(
+    cli, logging_api, tmp_path
+) -> None:
+    out = tmp_path / "findings.json"
+    assert cli("troubleshoot", WORKLOAD, "--bundle", str(DEMO), "--out", str(out)).code == 0
+    result = cli("verify", str(out), "--project", PROJECT, "--format", "json")
+    assert result.json()["checked_against"] == f"Cloud Logging projects/{PROJECT}"
+    assert result.code == 0, result.stdout
+
+
 def test_capped_collection_is_partial_and_never_no_failure(cli, logging_api) -> None:
     start, end = _window(_entries())
     result = cli(

@@ -28,6 +28,8 @@ def load_findings(path: Path) -> dict[str, Any]:
         data = json.loads(path.read_text(encoding="utf-8"))
     except OSError as error:
         raise BadInput(f"FINDINGS: cannot read {path}: {error.strerror or error}") from None
+    except UnicodeDecodeError as error:
+        raise BadInput(f"{path}: not a findings file (not UTF-8 text: {error.reason})") from None
     except json.JSONDecodeError as error:
         raise BadInput(f"{path}:{error.lineno}:{error.colno}: invalid JSON: {error.msg}") from None
     if not isinstance(data, dict):
@@ -181,10 +183,13 @@ def verify_findings(
     project: Optional[str] = None,
     client: Any = None,
 ) -> tuple[list[str], str]:
-    """(problems, where the evidence was looked up): against `bundle` or the bundle the findings
-    name, else Cloud Logging of `project` or of the project the findings were read from."""
+    """(problems, where the evidence was looked up): against `bundle`; else Cloud Logging of
+    `project` when given; else the bundle the findings name; else Cloud Logging of the project
+    the findings were read from. An explicit choice always wins over what the findings name."""
+    if bundle is not None and project:
+        raise BadInput("--bundle and --project: give one place to check the evidence against")
     wanted = wanted_ids(findings)
-    path = bundle_of(findings, bundle)
+    path = bundle if bundle is not None else (None if project else bundle_of(findings, None))
     gaps: list[str] = []
     if path is not None:
         found, source = entries_from_bundle(path, wanted), str(path)
