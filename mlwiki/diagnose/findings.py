@@ -9,6 +9,7 @@ The findings are validated against the schema before anyone sees them.
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
@@ -112,7 +113,9 @@ def build_findings(
         "evidence": evidence.items,
         "actions_run": [],
         "approvals": [],
-        "next_steps": _next_steps(wiki, disruptions, [o["symptom"] for o in observations]),
+        "next_steps": _next_steps(
+            wiki, disruptions, [o["symptom"] for o in observations], _run_options(context)
+        ),
         "observations": observations,
         "data": {
             "sources": context.sources,
@@ -265,8 +268,19 @@ def _observations(
     return observations
 
 
+def _run_options(context: Context) -> str:
+    """The `mlwiki run` options that point a workflow at the data this diagnosis read."""
+    workload = shlex.quote(context.workload)
+    bundles = [s for s in context.sources if not s.startswith("projects/")]
+    if len(bundles) == 1:
+        return f"--param workload={workload} --bundle {shlex.quote(bundles[0])}"
+    start, end = iso(context.window[0]), iso(context.window[1])
+    project = shlex.quote(context.project or "PROJECT_ID")
+    return f"--param workload={workload} --project {project} --start {start} --end {end}"
+
+
 def _next_steps(
-    wiki: Wiki, disruptions: list[Disruption], observed: list[str]
+    wiki: Wiki, disruptions: list[Disruption], observed: list[str], run_options: str
 ) -> list[dict[str, Any]]:
     steps: list[dict[str, Any]] = []
     seen: set[str] = set()
@@ -279,7 +293,8 @@ def _next_steps(
         if page.workflow:
             steps.append(
                 {
-                    "step": f"Verify {page.id} with its workflow: mlwiki run {page.workflow}",
+                    "step": f"Verify {page.id} with its workflow: "
+                    f"mlwiki run {page.workflow} {run_options}",
                     "symptom": page.id,
                     "workflow": page.workflow,
                 }
