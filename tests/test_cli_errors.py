@@ -167,3 +167,11 @@ def test_verify_takes_one_place_to_check_against(tmp_path: Path) -> None:
     )
     result = run_cli("verify", str(findings), "--bundle", str(DEMO), "--project", "tpu-prod-123")
     assert_bad_input(result, "--bundle", "--project")
+
+
+def test_a_workflow_that_queries_logs_needs_a_source() -> None:
+    result = run_cli(
+        "run", "verify-spot-preemption", "--param", "workload=llm-pretrain",
+        "--start", "2025-03-14T09:00:00Z", "--end", "2025-03-14T10:00:00Z",
+    )  # fmt: skip
+    assert_bad_input(result, "--bundle or --project", "verify-spot-preemption")

@@ -403,6 +403,17 @@ def run_workflow(
     specs = param_types.specs_of(workflow.params)
     fill = {k: v for k, v in context.values().items() if k in specs}
     values = param_types.resolve(specs, params, fill=fill, owner=f"workflow {workflow.id}")
+    if session is None and not dry_run:
+        queries = [
+            str(step.get("id"))
+            for step in workflow.steps
+            if getattr(wiki.actions.get(str(step.get("uses"))), "kind", None) == "log_query"
+        ]
+        if queries:
+            raise BadInput(
+                f"--bundle or --project: workflow {workflow.id} queries logs (steps "
+                f"{', '.join(queries)}); say where the log entries are"
+            )
     if gate is None:
         gate = ApprovalGate(frozenset(approved))
     executor = Executor(wiki, session, runner, gate, audit or AuditLog(), dry_run)
