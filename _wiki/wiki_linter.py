@@ -23,10 +23,16 @@ def main() -> int:
     try:
         import argparse
 
+        # The registry imports every rule, and so every third-party package the linter needs.
+        import mlwiki.lint.registry  # noqa: F401
         from mlwiki.commands.lint import add_arguments, run
         from mlwiki.errors import MlwikiError
     except ImportError as error:
-        if VENV_PYTHON.exists() and Path(sys.executable).resolve() != VENV_PYTHON.resolve():
+        # Compare environments, not executables: the venv's python is a symlink to the base one.
+        if (
+            VENV_PYTHON.exists()
+            and Path(sys.prefix).resolve() != VENV_PYTHON.parent.parent.resolve()
+        ):
             os.execv(
                 str(VENV_PYTHON), [str(VENV_PYTHON), str(Path(__file__).resolve()), *sys.argv[1:]]
             )

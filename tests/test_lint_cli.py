@@ -203,6 +203,24 @@ def test_wiki_linter_script_of_the_repository_runs(tmp_path: Path) -> None:
     assert report["status"] == ("PASS" if result.returncode == 0 else "FAIL")
 
 
+def test_wiki_linter_script_moves_to_the_wiki_venv_from_a_bare_python3(tmp_path: Path) -> None:
+    """`python3 _wiki/wiki_linter.py` with a python3 that lacks the dependencies (the system
+    one, venv not activated) re-runs itself in _wiki/.venv instead of failing."""
+    bare = Path(sys.base_prefix) / "bin" / "python3"
+    venv = REPO_ROOT / "_wiki" / ".venv"
+    if not bare.exists() or Path(sys.prefix).resolve() != venv.resolve():
+        pytest.skip("needs the README's venv at _wiki/.venv and its base interpreter")
+    probe = subprocess.run([str(bare), "-c", "import re2"], capture_output=True, check=False)
+    if probe.returncode == 0:
+        pytest.skip("the base interpreter has the dependencies itself")
+    result = subprocess.run(
+        [str(bare), str(REPO_ROOT / "_wiki" / "wiki_linter.py")],
+        cwd=tmp_path, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert result.returncode in (0, 1), result.stderr
+    assert json.loads(result.stdout)["status"] in ("PASS", "FAIL")
+
+
 def test_ci_workflow_and_pre_commit_hook_run_the_linter() -> None:
     import yaml
 
