@@ -1,0 +1,81 @@
+"""Round-7 held-out incidents (tests/incidents7): the root modes earlier rounds covered least —
+runtime and program-load HBM OOM, input mismatch after a restore, Mosaic and VMEM compile
+failures, a PJRT `Check failed`, core halted in a 16-host slice, TPU init and topology faults, a
+connect timeout from one image pull, barrier timeouts, GCS 429 and 403, Pathways cache config,
+host-agent OOM, device-plugin loss, host maintenance and Kueue preemption.
+
+Floors keep today's accuracy from regressing; the scenarios right today must stay exact.
+The labels are what a senior engineer concludes, not what the tool says (see each `why`)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from mlwiki.eval import FIELDS, evaluate
+from mlwiki.wiki import load_wiki
+
+ROOT = Path(__file__).resolve().parent / "incidents7"
+
+# gcs-429-during-restore: the tool calls the disruption a hang (gcs-throttling's page kind) although
+# every other task raised DEADLINE_EXCEEDED at the restore barrier and the JobSet failed: a crash.
+KNOWN_MISSES = {"gcs-429-during-restore"}
+
+
+@pytest.fixture(scope="module")
+def report():
+    wiki = load_wiki(Path(__file__).resolve().parents[1] / "_wiki")
+    return evaluate(wiki, ROOT)
+
+
+def test_eighteen_labelled_incidents(report) -> None:
+    assert len(report.outcomes) == 18
+
+
+def test_accuracy_floors(report) -> None:
+    floors = {"status": 1.0, "root_cause": 1.0, "culprit": 1.0, "failures": 17 / 18}
+    for name in FIELDS:
+        assert report.accuracy(name) >= floors[name] - 1e-9, name
+    assert report.accuracy() >= 17 / 18 - 1e-9
+
+
+def test_right_today_stay_exact(report) -> None:
+    wrong = sorted(o.name for o in report.outcomes if not o.exact and o.name not in KNOWN_MISSES)
+    assert wrong == []
+
+
+def test_known_miss_is_only_the_failure_kind(report) -> None:
+    outcome = next(o for o in report.outcomes if o.name == "gcs-429-during-restore")
+    assert [f for f in FIELDS if not outcome.scores[f]] == ["failures"]
+    assert outcome.got["failures"][0]["kind"] == "hang"
+
+
+def test_labels_are_well_formed() -> None:
+    for expected in sorted(ROOT.glob("*/expected.json")):
+        data = json.loads(expected.read_text(encoding="utf-8"))
+        assert data["status"] in {"diagnosed", "inconclusive", "no_failure"}, expected
+        assert data["why"], expected
+        assert (data["root_cause"] is None) == (data["status"] != "diagnosed"), expected
+        hosts = {f["host"] for f in data["failures"] if f["host"]}
+        assert hosts == set(data["culprit_hosts"]), expected
+
+
+def test_generator_reproduces_the_bundles(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    spec = importlib.util.spec_from_file_location("make_incidents7", ROOT / "make_incidents.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    # dataclasses resolve their module through sys.modules
+    monkeypatch.setitem(sys.modules, spec.name, module)
+    spec.loader.exec_module(module)
+    monkeypatch.setattr(module, "HERE", tmp_path)
+    module.main()
+    for folder in sorted(p for p in ROOT.iterdir() if p.is_dir() and p.name != "__pycache__"):
+        for original in folder.iterdir():
+            regenerated = tmp_path / folder.name / original.name
+            assert regenerated.read_bytes() == original.read_bytes(), (
+                f"{folder.name}/{original.name}"
+            )
