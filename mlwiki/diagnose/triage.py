@@ -150,15 +150,17 @@ def kind_of(
     page: Optional[Symptom], disruption: Disruption, symptoms: dict[str, Symptom], lines: list[Hit]
 ) -> str:
     """What happened, not only what the page usually means: the page's failure kind (a crash
-    when it has none), except that a nominal hang is a crash when its line is an exception the
-    process raised (the page's line, or a later line of the same page on the same host) and
-    the disruption holds a consequence of kind crash (the Job failed): a
+    when it has none), except that a nominal hang is a crash when a task raised an exception
+    (the page's own lines, or any line that started the disruption) and the disruption holds
+    a consequence of kind crash (the Job failed): a
     barrier or a save that timed out and threw did not hang, it exited. A hang detector that
     aborts every task (a Megascale digest, then SIGABRT) stays a hang."""
     kind = (page.failure_kind if page else None) or "crash"
+    # The tasks that raised may be others than the root's host: a save stuck on throttling on
+    # one task makes the others' barrier raise, and the Job fails.
     if (
         kind == "hang"
-        and any(RAISED.search(line.quote) for line in lines)
+        and any(RAISED.search(line.quote) for line in [*lines, *disruption.seeds])
         and any(
             h.role == CONSEQUENCE and _page_kind(h, symptoms) == "crash" for h in disruption.seeds
         )
