@@ -29,6 +29,9 @@ _POD_NAME = re.compile(
 )
 _ASSIGNED = re.compile(r"Successfully assigned (?:[^/\s]+/)?(?P<pod>\S+) to (?P<node>\S+)")
 _CREATED = re.compile(r"Created pod: (?P<pod>\S+)")
+# A JAX process saying which process it is (`process_id=3`, `process index: 3`, `process_index=3`):
+# the task a coordination message names, whatever the pod's name says.
+_PROCESS_ID = re.compile(r"\bprocess[_ ](?:id|index)\b\s*[=:]?\s*([0-9]+)\b")
 ACTIVITY_BUCKET = 10.0  # seconds: the resolution of "did the workload run in between"
 POOL_LOOKBACK = 3600.0  # seconds: how far before a pool-level event its node's trouble may start
 
@@ -45,6 +48,7 @@ class PodInfo:
     last: float = float("-inf")
     container_last: float = float("-inf")  # last entry the pod's own containers wrote
     entries: int = 0
+    process_id: Optional[int] = None  # the JAX process id the pod declared at start-up
 
     @property
     def coordinates(self) -> Optional[tuple[str, int, int]]:
@@ -97,6 +101,8 @@ class Topology:
             if is_container:
                 info.container_last = max(info.container_last, when)
                 self.activity.add(int(when // ACTIVITY_BUCKET))
+                if info.process_id is None:
+                    info.process_id = _declared_process(entry)
                 node = labels.get(NODE_LABEL)
                 if node:
                     info.node = str(node)
@@ -284,7 +290,12 @@ class Topology:
         return len(indices)
 
     def pod_for_task(self, task: int, when: float, near: Optional[str] = None) -> Optional[PodInfo]:
-        """The pod running JAX task `task` at `when` (same restart attempt as pod `near`)."""
+        """The pod running JAX task `task` at `when` (same restart attempt as pod `near`): the
+        pod that declared that process id at start-up, else by JobSet coordinates (job index ×
+        hosts per slice + completion index), which assumes only the main job's pods are tasks."""
+        declared = [i for i in self.pods.values() if i.process_id == task]
+        if declared:
+            return self._pick(declared, when, near)
         rjob = self.main_rjob
         per_slice = self.hosts_per_slice(rjob)
         if rjob is None or not per_slice:
@@ -350,3 +361,14 @@ def _is_completion_and_suffix(rest: str) -> bool:
     """True when `rest` is `<completion>-<suffix>`: the pod belongs to exactly that Job."""
     head, _, suffix = rest.partition("-")
     return head.isdigit() and bool(suffix) and "-" not in suffix
+
+
+def _declared_process(entry: dict[str, Any]) -> Optional[int]:
+    text = entry.get("textPayload")
+    if not isinstance(text, str):
+        payload = entry.get("jsonPayload")
+        text = payload.get("message") if isinstance(payload, dict) else None
+    if not isinstance(text, str) or "process" not in text:
+        return None
+    match = _PROCESS_ID.search(text)
+    return int(match.group(1)) if match else None
