@@ -1,0 +1,87 @@
+"""Round-9 held-out incidents (tests/incidents9): jobs that NEVER START or start only after a long
+wait — GCE quota, reservation stockout, a topology no pool offers, DWS queued provisioning that
+expires, Kueue (missing LocalQueue, a request larger than the flavor), an admission webhook
+denying pods, an untolerated TPU taint, a missing Secret, a wrong image tag, an init container
+denied by Cloud Storage, node auto-provisioning limits, and two healthy runs after a long wait.
+
+Floors keep today's accuracy from regressing; the scenarios right today must stay exact.
+The labels are what a senior engineer concludes, not what the tool says (see each `why`)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from mlwiki.eval import FIELDS, evaluate
+from mlwiki.wiki import load_wiki
+
+ROOT = Path(__file__).resolve().parent / "incidents9"
+
+# Wrong today (see the round-9 report): a cluster-scoped autoscaler result (quota, stockout) that
+# names no pod of the workload is dropped as not about it, so 01 blames FailedScheduling instead
+# of the quota and 04 (DWS: no pod ever exists) finds nothing at all.
+KNOWN_MISSES = {"01-gce-quota-exceeded", "04-dws-queued-expired"}
+
+FLOORS = {"status": 13 / 14, "root_cause": 12 / 14, "culprit": 1.0, "failures": 12 / 14}
+
+
+@pytest.fixture(scope="module")
+def report():
+    wiki = load_wiki(Path(__file__).resolve().parents[1] / "_wiki")
+    return evaluate(wiki, ROOT)
+
+
+def test_fourteen_labelled_incidents(report) -> None:
+    assert len(report.outcomes) == 14
+
+
+def test_accuracy_floors(report) -> None:
+    for name in FIELDS:
+        assert report.accuracy(name) >= FLOORS[name] - 1e-9, name
+    assert report.accuracy() >= 12 / 14 - 1e-9
+
+
+def test_right_today_stay_exact(report) -> None:
+    wrong = sorted(o.name for o in report.outcomes if not o.exact and o.name not in KNOWN_MISSES)
+    assert wrong == []
+
+
+def test_healthy_after_a_long_wait_is_no_failure(report) -> None:
+    healthy = {
+        o.name: o.got["status"] for o in report.outcomes if o.name.startswith(("13-", "14-"))
+    }
+    assert healthy == {
+        "13-healthy-after-kueue-wait": "no_failure",
+        "14-healthy-after-scaleup": "no_failure",
+    }
+
+
+def test_labels_are_well_formed() -> None:
+    for expected in sorted(ROOT.glob("*/expected.json")):
+        data = json.loads(expected.read_text(encoding="utf-8"))
+        assert data["status"] in {"diagnosed", "inconclusive", "no_failure"}, expected
+        assert data["why"], expected
+        assert (data["root_cause"] is None) == (data["status"] != "diagnosed"), expected
+        hosts = {f["host"] for f in data["failures"] if f["host"]}
+        assert hosts == set(data["culprit_hosts"]), expected
+
+
+def test_generator_reproduces_the_bundles(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    spec = importlib.util.spec_from_file_location("make_incidents9", ROOT / "make_incidents.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    # dataclasses resolve their module through sys.modules
+    monkeypatch.setitem(sys.modules, spec.name, module)
+    spec.loader.exec_module(module)
+    monkeypatch.setattr(module, "HERE", tmp_path)
+    module.main()
+    for folder in sorted(p for p in ROOT.iterdir() if p.is_dir() and p.name != "__pycache__"):
+        for original in folder.iterdir():
+            regenerated = tmp_path / folder.name / original.name
+            assert regenerated.read_bytes() == original.read_bytes(), (
+                f"{folder.name}/{original.name}"
+            )
