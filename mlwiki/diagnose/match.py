@@ -164,7 +164,9 @@ class Scan:
             elif hit.host is not None:
                 if hit.host in nodes:
                     kept.append(hit)
-            elif self.topology.mentions(orjson.dumps(self.entries[hit.index]).decode()):
+            elif self.topology.mentions(
+                orjson.dumps(self.entries[hit.index]).decode()
+            ) or self.topology.triggered_by_workload(self.entries[hit.index]):
                 kept.append(hit)
         return kept
 

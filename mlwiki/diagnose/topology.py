@@ -81,6 +81,9 @@ class Topology:
     # Other JobSets seen in the data (labels, JobSet events): a project-wide export holds them
     # too, and `llm-eval` must not be taken for a pod of `llm`.
     other_workloads: set[str] = field(default_factory=set)
+    # Cluster-autoscaler scale-ups the workload's pods triggered: their results (a quota or
+    # stockout error) name only an instance and the decision's eventId.
+    scale_up_events: set[str] = field(default_factory=set)
     _finished: bool = False
 
     # ---- the pass ---------------------------------------------------------------------------
@@ -117,6 +120,7 @@ class Topology:
                 node_info.warnings.append(when)
         if isinstance(payload, dict):
             self._note_jobset(payload.get("involvedObject"))
+            self._note_scale_up(payload.get("decision"))
             if isinstance(payload.get("message"), str):
                 self._event(payload["message"], when)
             # The kubelet's events about a pod say which node it runs on (source.host): the only
@@ -130,6 +134,26 @@ class Topology:
                 name = labels.get(prefix + "jobset-name")
                 if name and name != self.workload:
                     self.other_workloads.add(str(name))
+
+    def _note_scale_up(self, decision: Any) -> None:
+        scale_up = decision.get("scaleUp") if isinstance(decision, dict) else None
+        if not isinstance(scale_up, dict) or not decision.get("eventId"):
+            return
+        for pod in scale_up.get("triggeringPods") or []:
+            name = pod.get("name") if isinstance(pod, dict) else None
+            if isinstance(name, str) and self.belongs(name, {}):
+                self.scale_up_events.add(str(decision["eventId"]))
+                return
+
+    def triggered_by_workload(self, entry: dict[str, Any]) -> bool:
+        """Whether an autoscaler result is about a scale-up the workload's pods triggered."""
+        payload = entry.get("jsonPayload")
+        result_info = payload.get("resultInfo") if isinstance(payload, dict) else None
+        results = result_info.get("results") if isinstance(result_info, dict) else None
+        return any(
+            isinstance(r, dict) and str(r.get("eventId")) in self.scale_up_events
+            for r in results or []
+        )
 
     def _note_jobset(self, involved: Any) -> None:
         if isinstance(involved, dict) and involved.get("kind") == "JobSet":
