@@ -357,7 +357,7 @@ class Slice:
             seconds, self.pods[task], self.nodes[task], text, severity, dots=task % 2 == 1
         )
 
-    def startup(self, start: float) -> None:
+    def startup(self, start: float, ready: bool = True) -> None:
         for t in range(len(self.pods)):
             s = start + t * 0.3
             self.say(s, t, f"Starting training on process {t} of {len(self.pods)}")
@@ -373,11 +373,12 @@ class Slice:
                     f"{self.b.jobset}-slice-job-0-0.{self.b.jobset}:8482",
                 ),
             )
-            self.say(
-                s + 9,
-                t,
-                f"Initialized TPU backend: {4} local devices, {4 * len(self.pods)} global devices",
-            )
+            if ready:
+                self.say(
+                    s + 9,
+                    t,
+                    f"Initialized TPU backend: {4} local devices, {4 * len(self.pods)} global devices",
+                )
 
     def steps(self, start: float, first: int, count: int, every: float = 6.0) -> float:
         rng = random.Random(f"{self.b.name}{start}")
@@ -981,7 +982,7 @@ def device_plugin_lost_chip() -> None:
 def vbar_oom() -> None:
     b = Bundle("12-vbar-agent-oom", "gemma2-27b")
     s = Slice(b, "d8a3c5e2", "v6e-pool", 4)
-    s.startup(0)
+    s.startup(0, ready=False)
     v = 2
     b.serial(
         4,
@@ -990,26 +991,39 @@ def vbar_oom() -> None:
         "(vbar_control_ag) total-vm:3021440kB, anon-rss:1978336kB, "
         "file-rss:0kB, shmem-rss:0kB, UID:0 pgtables:4412kB oom_score_adj:-998",
     )
+    # Every host waits in slice initialisation: the three healthy ones for the fourth.
     for t in range(4):
-        if t != v:
-            s.say(
-                75 + t,
-                t,
-                "TPU backend initialization is taking more than 60.0 seconds. Did "
-                "you run your code on all TPU hosts? See "
-                "https://jax.readthedocs.io/en/latest/multi_process.html for more "
-                "information.",
-                "WARNING",
-            )
+        s.say(
+            70 + t,
+            t,
+            "TPU backend initialization is taking more than 60.0 seconds. Did you run your "
+            "code on all TPU hosts? See https://jax.readthedocs.io/en/latest/multi_process.html "
+            "for more information.",
+            "WARNING",
+        )
+    noise(b, s, 0, 290)
+    s.say(300, v, "Traceback (most recent call last):", "ERROR")
     s.say(
-        20,
+        300.01,
         v,
-        "RuntimeError: Unable to initialize backend 'tpu': UNAVAILABLE: TPU "
-        "initialization failed: connection failure to TPU host agent",
+        "RuntimeError: Unable to initialize backend 'tpu': UNAVAILABLE: TPU initialization "
+        "failed: connection failure to the TPU host agent (vbar) on this host",
         "ERROR",
     )
-    noise(b, s, 0, 400)
-    s.jobset_restart(330, 0)
+    b.pod_event(
+        302,
+        s.pods[v],
+        "PodFailurePolicy",
+        f"Container jax-tpu for pod default/{s.pods[v]} failed with exit code 1 matching "
+        "FailJob rule at index 0",
+        component="job-controller",
+    )
+    b.jobset_event(
+        303,
+        "FailJobSetFailurePolicyAction",
+        f"applying FailJobSet failure policy action (first failed job: {b.jobset}-slice-job-0)",
+    )
+    s.sigterm(304, [0, 1, 3])
     b.write(
         {
             "status": "diagnosed",
@@ -1017,7 +1031,8 @@ def vbar_oom() -> None:
             "culprit_hosts": [s.nodes[v]],
             "failures": [failure("crash", "vbar-agent-oom", s.nodes[v])],
             "why": "The TPU host agent (vbar_control_ag) was OOM-killed on worker 2 at start-up; "
-            "its backend init then failed and the others waited for it.",
+            "every host then waited in TPU initialisation (the healthy ones for worker 2) until "
+            "worker 2 gave up on the agent connection and exited 1 (FailJob).",
         }
     )
 
