@@ -23,6 +23,7 @@ WIKI = HERE.parent / "_wiki"
 # Exact today (all four fields): keep them exact.
 EXACT_TODAY = {
     "01-ambiguous-two-roots",
+    "02-root-mid-traceback",
     "03-culprit-earlier-warning",
     "04-runtime-oom-multislice",
     "05-one-host-bad-shard",

@@ -84,7 +84,7 @@ class Bundle:
                     f"k8s-pod/{key}/replicatedjob-name": host.job.rsplit("-", 1)[0][
                         len(self.workload) + 1 :
                     ],
-                    "k8s-pod/batch_kubernetes_io/job-completion-index": str(host.task % 4),
+                    "k8s-pod/batch_kubernetes_io/job-completion-index": host.pod.rsplit("-", 2)[1],
                 },
                 "severity": severity,
                 "textPayload": text,
@@ -183,9 +183,7 @@ class Bundle:
         )
 
 
-def xpk_hosts(
-    bundle: Bundle, pool_prefix: str, slices: int, per_slice: int, attempt: int = 0
-) -> list[Host]:
+def xpk_hosts(bundle: Bundle, pool_prefix: str, slices: int, per_slice: int) -> list[Host]:
     """Pods of an XPK JobSet: `<jobset>-slice-job-<j>-<c>-<5char>`, one node pool per slice."""
     hosts = []
     for j in range(slices):
