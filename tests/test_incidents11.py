@@ -35,11 +35,11 @@ EXACT_TODAY = {
     "11-kueue-preempted",
 }
 FLOORS = {
-    "exact": 10 / 12,
+    "exact": 11 / 12,
     "status": 11 / 12,
     "root_cause": 11 / 12,
     "culprit": 12 / 12,
-    "failures": 11 / 12,
+    "failures": 12 / 12,
 }
 
 
