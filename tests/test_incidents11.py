@@ -20,7 +20,10 @@ HERE = Path(__file__).resolve().parent
 INCIDENTS = HERE / "incidents11"
 WIKI = HERE.parent / "_wiki"
 
-# Exact today (all four fields): keep them exact.
+# Exact today (all four fields): keep them exact. The one other, 12-mldiag-webhook-warning, is a
+# label convention the red teams split on: this label (and incidents5's) calls a set-up fault in a
+# run that trained on "diagnosed"; incidents2-4 call it no_failure, which the tool follows, listing
+# the fault under findings["observations"] with its next steps.
 EXACT_TODAY = {
     "01-ambiguous-two-roots",
     "02-root-mid-traceback",
