@@ -50,6 +50,9 @@ ROLES = {
     "dynamic-slice-creation-failed": "root",
     "mldiag-webhook-not-injecting": "root",
     "mldiag-sdk-setup-error": "root",
+    "admission-webhook-denied": "root",
+    "container-config-error": "root",
+    "provisioning-request-failed": "root",
 }
 
 SECTIONS = (
