@@ -752,14 +752,13 @@ def webhook_denied() -> tuple[Bundle, dict[str, Any]]:
             warn=True,
         )
     return b, {
-        "status": "inconclusive",
-        "root_cause": None,
+        "status": "diagnosed",
+        "root_cause": "admission-webhook-denied",
         "culprit_hosts": [],
-        "failures": [],
+        "failures": [{"kind": "scheduling", "symptom": "admission-webhook-denied", "host": None}],
         "why": "An admission webhook (Gatekeeper policy) rejects every pod the Job tries to create, so nothing "
-        "is scheduled. A senior engineer names the webhook denial as the cause, but the taxonomy has no "
-        "page for admission-webhook denials; the honest machine answer is inconclusive with no root, not a "
-        "wrong page (it is not a Kueue, image or capacity problem). Gap: add an admission-denied symptom.",
+        "is scheduled: the webhook denial is the cause (symptom page admission-webhook-denied, added after "
+        "this set first found the gap). No pod ever reached a node, so no culprit host.",
     }
 
 
@@ -856,14 +855,14 @@ def secret_missing() -> tuple[Bundle, dict[str, Any]]:
                     host=host,
                 )
     return b, {
-        "status": "inconclusive",
-        "root_cause": None,
+        "status": "diagnosed",
+        "root_cause": "container-config-error",
         "culprit_hosts": [],
-        "failures": [],
+        "failures": [{"kind": "scheduling", "symptom": "container-config-error", "host": None}],
         "why": "Every pod sits in CreateContainerConfigError: the Secret hf-token referenced by env.valueFrom "
-        "is missing in the namespace. Same on all hosts, so no culprit host. No taxonomy page covers a "
-        "missing Secret/ConfigMap/PVC (it is not an image pull failure although the kubelet reason is also "
-        "'Failed'); honest answer: inconclusive. Gap: add a container-config-error symptom.",
+        "is missing in the namespace (symptom page container-config-error, added after this set first "
+        "found the gap; it is not an image pull failure although the kubelet reason is also 'Failed'). "
+        "Same on all hosts, so no culprit host.",
     }
 
 
