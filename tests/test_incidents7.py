@@ -9,6 +9,7 @@ The labels are what a senior engineer concludes, not what the tool says (see eac
 
 from __future__ import annotations
 
+import gzip
 import importlib.util
 import json
 import sys
@@ -75,6 +76,8 @@ def test_generator_reproduces_the_bundles(tmp_path: Path, monkeypatch: pytest.Mo
     for folder in sorted(p for p in ROOT.iterdir() if p.is_dir() and p.name != "__pycache__"):
         for original in folder.iterdir():
             regenerated = tmp_path / folder.name / original.name
-            assert regenerated.read_bytes() == original.read_bytes(), (
+            # A gzip stream's bytes depend on the zlib build; its content must not.
+            read = gzip.decompress if original.suffix == ".gz" else (lambda data: data)
+            assert read(regenerated.read_bytes()) == read(original.read_bytes()), (
                 f"{folder.name}/{original.name}"
             )
