@@ -175,3 +175,15 @@ def test_a_workflow_that_queries_logs_needs_a_source() -> None:
         "--start", "2025-03-14T09:00:00Z", "--end", "2025-03-14T10:00:00Z",
     )  # fmt: skip
     assert_bad_input(result, "--bundle or --project", "verify-spot-preemption")
+
+
+def test_a_window_that_misses_the_bundle_says_where_the_bundle_is() -> None:
+    result = run_cli(
+        "troubleshoot", "llm-pretrain", "--bundle", str(DEMO), "--since", "24h", "--format", "json"
+    )
+    findings = result.json()
+    assert findings["status"] == "inconclusive"
+    assert any(
+        "fall outside the window" in gap and "2025-03-14T09:00:00Z" in gap
+        for gap in findings["data"]["missing"]
+    )

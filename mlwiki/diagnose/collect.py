@@ -9,7 +9,7 @@ filled during the diagnosis' single pass (each new entry is stored and matched a
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
@@ -31,6 +31,8 @@ class Collection:
     reasons: list[str]
     session: Any = None  # mlwiki.logs.session.LogSession, when already made
     bundle: Optional[Path] = None
+    # Bundle entries left out because they fall outside the window: (count, first, last time).
+    outside: list[float] = field(default_factory=list)
 
 
 def _window_bounds(window: Optional[Window]) -> Optional[tuple[float, float]]:
@@ -41,14 +43,24 @@ def from_bundle(path: Path | str, window: Optional[Window] = None) -> Collection
     store = EntryStore()
     bounds = _window_bounds(window)
 
+    outside: list[float] = []  # [count, first, last] of entries outside the window
+
     def entries() -> Iterator[dict[str, Any]]:
         for entry in iter_bundle(path):
-            if bounds is not None and not bounds[0] <= epoch(entry["timestamp"]) <= bounds[1]:
+            when = epoch(entry["timestamp"])
+            if bounds is not None and not bounds[0] <= when <= bounds[1]:
+                if outside:
+                    outside[0] += 1
+                    outside[1], outside[2] = min(outside[1], when), max(outside[2], when)
+                else:
+                    outside.extend([1, when, when])
                 continue
             if store.add(entry):
                 yield entry
 
-    return Collection(entries(), store, [str(path)], bounds, False, [], bundle=Path(path))
+    return Collection(
+        entries(), store, [str(path)], bounds, False, [], bundle=Path(path), outside=outside
+    )
 
 
 def from_cloud(

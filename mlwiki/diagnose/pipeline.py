@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
+from mlwiki.diagnose.clock import iso
 from mlwiki.diagnose.collect import Collection, from_bundle, from_cloud, session_of
 from mlwiki.diagnose.continuation import lend_names
 from mlwiki.diagnose.disruptions import Disruption, find_disruptions, is_seed, stall_hit
@@ -59,6 +60,12 @@ def analyse(
     topology = scan.topology
     window = source.window or ((topology.first, topology.last) if scan.count else (0.0, 0.0))
     missing = data_gaps(scan, disruptions)
+    if source.outside:
+        count, first, last = source.outside
+        missing.append(
+            f"{int(count)} entries of the bundle fall outside the window (they span "
+            f"{iso(first)} → {iso(last)}): widen --start/--end/--since"
+        )
     partial, reasons = source.partial, list(source.reasons)
     if not disruptions and not any(
         i.container_last > float("-inf") for i in topology.pods.values()
