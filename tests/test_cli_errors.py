@@ -187,3 +187,11 @@ def test_a_window_that_misses_the_bundle_says_where_the_bundle_is() -> None:
         "fall outside the window" in gap and "2025-03-14T09:00:00Z" in gap
         for gap in findings["data"]["missing"]
     )
+
+
+def test_match_reads_one_source() -> None:
+    assert_bad_input(
+        run_cli("match", "--bundle", str(DEMO), "--project", "tpu-prod-123"),
+        "--bundle",
+        "--project",
+    )

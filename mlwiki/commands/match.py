@@ -53,6 +53,8 @@ def handle(args: argparse.Namespace) -> int:
 
     if args.bundle is None and args.project is None:
         raise BadInput("--bundle or --project: say where the log entries are")
+    if args.bundle is not None and args.project is not None:
+        raise BadInput("--bundle and --project: match reads one of them; give either")
     if args.workload is not None:
         validate(ParamSpec("workload", "k8s_name"), args.workload, "WORKLOAD")
     if args.project is not None:
