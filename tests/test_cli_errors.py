@@ -195,3 +195,14 @@ def test_match_reads_one_source() -> None:
         "--bundle",
         "--project",
     )
+
+
+def test_an_empty_bundle_is_inconclusive_and_says_so(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.json"
+    empty.write_text("[]")
+    findings = run_cli(
+        "troubleshoot", "llm-pretrain", "--bundle", str(empty), "--format", "json"
+    ).json()
+    assert findings["status"] == "inconclusive"
+    assert findings["data"]["missing"][0] == "no log entries at all in the data read"
+    assert not findings["window"]["start"].startswith("1970")

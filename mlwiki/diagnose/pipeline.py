@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
@@ -58,8 +59,15 @@ def analyse(
     for disruption in disruptions:
         triage(disruption, hits, scan.topology, symptoms, nearby)
     topology = scan.topology
-    window = source.window or ((topology.first, topology.last) if scan.count else (0.0, 0.0))
+    if source.window:
+        window = source.window
+    elif scan.count:
+        window = (topology.first, topology.last)
+    else:  # an empty bundle has no time range of its own: say when it was read
+        window = (time.time(), time.time())
     missing = data_gaps(scan, disruptions)
+    if not scan.count:
+        missing.insert(0, "no log entries at all in the data read")
     if source.outside:
         count, first, last = source.outside
         missing.append(
