@@ -164,11 +164,21 @@ class Scan:
             elif hit.host is not None:
                 if hit.host in nodes:
                     kept.append(hit)
-            elif self.topology.mentions(
-                orjson.dumps(self.entries[hit.index]).decode()
-            ) or self.topology.triggered_by_workload(self.entries[hit.index]):
+            elif self._about_workload(hit):
                 kept.append(hit)
         return kept
+
+    def _about_workload(self, hit: Hit) -> bool:
+        """An entry about no pod or node: whether it names the workload, is the result of a
+        scale-up its pods triggered, or is an autoscaler error while its pods waited."""
+        entry = self.entries[hit.index]
+        if self.topology.mentions(orjson.dumps(entry).decode()):
+            return True
+        if self.topology.triggered_by_workload(entry):
+            return True
+        return AUTOSCALER_LOG in hit.log_name and self.topology.waiting_for_capacity(
+            entry, hit.time
+        )
 
     def workload_nodes(self) -> set[str]:
         return {info.node for info in self.topology.pods.values() if info.node}
@@ -197,6 +207,9 @@ class Scan:
             return True
         labels = (self.entries[hit.index].get("resource") or {}).get("labels") or {}
         return labels.get("namespace_name") in SYSTEM_NAMESPACES
+
+
+AUTOSCALER_LOG = "cluster-autoscaler-visibility"
 
 
 def node_pool(node: str) -> Optional[str]:

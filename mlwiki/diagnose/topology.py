@@ -33,7 +33,8 @@ _CREATED = re.compile(r"Created pod: (?P<pod>\S+)")
 # the task a coordination message names, whatever the pod's name says.
 _PROCESS_ID = re.compile(r"\bprocess[_ ](?:id|index)\b\s*[=:]?\s*([0-9]+)\b")
 ACTIVITY_BUCKET = 10.0  # seconds: the resolution of "did the workload run in between"
-POOL_LOOKBACK = 3600.0  # seconds: how far before a pool-level event its node's trouble may start
+POOL_LOOKBACK = 3600.0
+CAPACITY_WINDOW = 1800.0  # seconds between a capacity error and the pods it left unscheduled  # seconds: how far before a pool-level event its node's trouble may start
 
 
 @dataclass
@@ -84,6 +85,8 @@ class Topology:
     # Cluster-autoscaler scale-ups the workload's pods triggered: their results (a quota or
     # stockout error) name only an instance and the decision's eventId.
     scale_up_events: set[str] = field(default_factory=set)
+    # When the scheduler reported the workload's pods unschedulable (FailedScheduling events).
+    unschedulable: list[float] = field(default_factory=list)
     _finished: bool = False
 
     # ---- the pass ---------------------------------------------------------------------------
@@ -121,6 +124,8 @@ class Topology:
         if isinstance(payload, dict):
             self._note_jobset(payload.get("involvedObject"))
             self._note_scale_up(payload.get("decision"))
+            if payload.get("reason") == "FailedScheduling" and pod in self.pods:
+                self.unschedulable.append(when)
             if isinstance(payload.get("message"), str):
                 self._event(payload["message"], when)
             # The kubelet's events about a pod say which node it runs on (source.host): the only
@@ -144,6 +149,15 @@ class Topology:
             if isinstance(name, str) and self.belongs(name, {}):
                 self.scale_up_events.add(str(decision["eventId"]))
                 return
+
+    def waiting_for_capacity(self, entry: dict[str, Any], when: float) -> bool:
+        """Whether a cluster-wide autoscaler error (a stockout, a quota) names no other known
+        workload and came while the workload's pods could not be scheduled (within 30 minutes):
+        queued or multislice scale-ups often name only a node group."""
+        if not any(abs(t - when) <= CAPACITY_WINDOW for t in self.unschedulable):
+            return False
+        text = str(entry.get("jsonPayload"))
+        return not any(other in text for other in self.other_workloads)
 
     def triggered_by_workload(self, entry: dict[str, Any]) -> bool:
         """Whether an autoscaler result is about a scale-up the workload's pods triggered."""

@@ -34,6 +34,7 @@ from typing import Optional
 from mlwiki.diagnose.disruptions import (
     GRACE,
     INFRA_RESOURCES,
+    INTERRUPTION_KINDS,
     Culprit,
     Disruption,
     Pointer,
@@ -80,7 +81,7 @@ def triage(
         for hit in window
         if hit.role == ROOT
         and not hit.shadowed
-        and (is_infra(hit, symptoms) or hit.time <= cascading(hit))
+        and (is_infra(hit, symptoms) or hit.time < cascading(hit))
         and _not_transient(hit, topology, symptoms)
     ]
     about = _about_all(candidates, reporting, votes, topology)
@@ -106,8 +107,19 @@ def triage(
     else:
         fatal = [h for h in candidates if is_seed(h, topology, symptoms)]
         pool = fatal if votes else candidates
+        # Pods that never got to run: why they could not be placed (or why they were taken
+        # away) comes before anything a running sibling printed while it waited for them.
+        waiting = any(_page_kind(h, symptoms) == "scheduling" for h in disruption.seeds)
+        placement = ("scheduling", *INTERRUPTION_KINDS)
         if pool:
-            root = min(pool, key=lambda h: (0 if is_infra(h, symptoms) else 1, h.time))
+            root = min(
+                pool,
+                key=lambda h: (
+                    0 if waiting and _page_kind(h, symptoms) in placement else 1,
+                    0 if is_infra(h, symptoms) else 1,
+                    h.time,
+                ),
+            )
             confidence = "low" if votes or root not in fatal else "medium"
             _set_root(disruption, root, pool, about, votes, symptoms, topology, confidence)
             disruption.reasoning = (
