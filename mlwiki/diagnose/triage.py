@@ -265,6 +265,11 @@ def _about_all(
     top = max(votes.values(), default=0.0)
     pointed = sorted(host for host, weight in votes.items() if top > 0 and weight == top)
     about = {id(hit): about_hosts(hit, topology) for hit in candidates if hit.captures}
+    for hit in candidates:
+        if hit.symptom in reporting and hit.captures:
+            # A host a report named that went on working afterwards (a missed health check
+            # that recovered) is not what broke.
+            about[id(hit)] = [h for h in about[id(hit)] if not _worked_on(h, hit.time, topology)]
     named: dict[str, list[str]] = {}
     for hit in candidates:
         if hit.symptom in reporting and hit.captures:
@@ -277,6 +282,14 @@ def _about_all(
                 (named.get(hit.symptom) or pointed) if hit.symptom in reporting else own
             )
     return about
+
+
+def _worked_on(host: str, when: float, topology: Topology) -> bool:
+    """Whether a workload pod already on `host` at `when` went on logging well after it."""
+    return any(
+        info.node == host and info.first <= when and info.container_last > when + GRACE
+        for info in topology.pods.values()
+    )
 
 
 def about_hosts(hit: Hit, topology: Topology) -> list[str]:
