@@ -29,6 +29,7 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO_ROOT))
 
 from mlwiki.index import render_index  # noqa: E402
+from mlwiki.lint.rules.content import SYMPTOM_SECTIONS  # noqa: E402
 from mlwiki.lint.runner import lint  # noqa: E402
 from mlwiki.wiki import load_wiki  # noqa: E402
 
@@ -38,15 +39,6 @@ KINDS = [
     ("entities", 0.15),
     ("playbooks", 0.10),
     ("tools", 0.10),
-]
-SECTIONS = [
-    "What it is",
-    "Log signature",
-    "Where it shows up",
-    "How to verify",
-    "Cause or cascade",
-    "Remedy",
-    "Sources",
 ]
 PROSE = (
     "When a host of a multi-host slice fails, the others notice within the heartbeat timeout and "
@@ -98,7 +90,7 @@ def _symptom(rng: random.Random, ids: list[tuple[str, str]], index: int, pid: st
         "sources": [{"title": "Docs", "url": "https://cloud.google.com/tpu/docs"}],
     }
     body = f"# Failure mode {index}\n\n"
-    for section in SECTIONS:
+    for section in SYMPTOM_SECTIONS:
         body += f"## {section}\n\n{PROSE}See {_links(rng, ids, pid)}. Use `kubectl get pods`.\n\n"
     body += "```\nE0613 example log line in a fence\n```\n"
     return "---\n" + yaml.safe_dump(meta, sort_keys=False) + "---\n" + body

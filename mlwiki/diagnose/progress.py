@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from mlwiki.diagnose.signatures import quote_of
+from mlwiki.logs.entry import container_message
 
 MIN_STEP_LINES = 5  # fewer lines of a template do not make it the workload's step line
 MAX_TEMPLATES = 64  # the pass keeps at most this many templates (memory stays flat)
@@ -79,11 +80,8 @@ class Progress:
 
     def observe(self, entry: dict[str, Any], when: float) -> None:
         """File one workload container entry if it is a step line (any arrival order)."""
-        text = entry.get("textPayload")
-        if not isinstance(text, str):
-            payload = entry.get("jsonPayload")
-            text = payload.get("message") if isinstance(payload, dict) else None
-        if not isinstance(text, str) or "tep" not in text:
+        text = container_message(entry)
+        if text is None or "tep" not in text:
             return
         match = _STEP.search(text)
         if match is None:

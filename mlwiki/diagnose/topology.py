@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from mlwiki.diagnose.progress import Progress
-from mlwiki.logs.entry import NODE_LABEL
+from mlwiki.logs.entry import NODE_LABEL, container_message
 
 _LABEL_PREFIXES = ("k8s-pod/jobset_sigs_k8s_io/", "k8s-pod/jobset.sigs.k8s.io/")
 _COMPLETION_KEYS = (
@@ -402,11 +402,8 @@ def _is_completion_and_suffix(rest: str) -> bool:
 
 
 def _declared_process(entry: dict[str, Any]) -> Optional[int]:
-    text = entry.get("textPayload")
-    if not isinstance(text, str):
-        payload = entry.get("jsonPayload")
-        text = payload.get("message") if isinstance(payload, dict) else None
-    if not isinstance(text, str) or "process" not in text:
+    text = container_message(entry)
+    if text is None or "process" not in text:
         return None
     match = _PROCESS_ID.search(text)
     return int(match.group(1)) if match else None

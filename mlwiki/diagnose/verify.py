@@ -11,13 +11,13 @@ import json
 from pathlib import Path
 from typing import Any, Optional
 
-from mlwiki.diagnose.clock import epoch
 from mlwiki.diagnose.findings import validate_findings
 from mlwiki.errors import BadInput
 from mlwiki.logs.bundle import iter_bundle
 from mlwiki.logs.entry import entry_text
 from mlwiki.logs.store import synthetic_insert_id
 from mlwiki.redact import redact_text
+from mlwiki.timewindow import timestamp_ns
 from mlwiki.wiki import Wiki
 
 MARKER_PREFIX = "[REDACTED:"
@@ -208,9 +208,6 @@ def verify_findings(
 
 
 def _same_time(left: Any, right: Any) -> bool:
-    if not isinstance(left, str) or not isinstance(right, str):
-        return False
-    try:
-        return abs(epoch(left) - epoch(right)) < 1e-6
-    except BadInput:
-        return False
+    """One instant, however each side spells it (`…00.5Z`, `…00.500+00:00`)."""
+    instant = timestamp_ns(left)
+    return instant is not None and instant == timestamp_ns(right)

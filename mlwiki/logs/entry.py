@@ -100,6 +100,16 @@ def entry_texts(entry: dict[str, Any]) -> list[tuple[str, str]]:
     return texts
 
 
+def container_message(entry: dict[str, Any]) -> Optional[str]:
+    """What a container printed: `textPayload`, or `jsonPayload.message` for structured logs."""
+    text = entry.get("textPayload")
+    if isinstance(text, str):
+        return text
+    payload = entry.get("jsonPayload")
+    message = payload.get("message") if isinstance(payload, dict) else None
+    return message if isinstance(message, str) else None
+
+
 def entry_text(entry: dict[str, Any]) -> str:
     """The entry's message text: its message fields joined by newlines."""
     return "\n".join(text for _, text in entry_texts(entry))
