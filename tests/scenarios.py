@@ -718,6 +718,51 @@ def two_disruptions(
     return run.write(folder, answer)
 
 
+HBM_OOM_LINE = (
+    "jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Error allocating device buffer: "
+    "Attempting to allocate 2.00G. That was not possible. There are 1.31G free.; (0x0x2_HBM0)"
+)
+
+
+def loud_hbm_oom(
+    workload: str, slices: int, hosts: int, *, threads: int, rounds: int, seed: int = 257
+) -> tuple[Run, Pod]:
+    """One host's runtime HBM OOM after `rounds` training steps; every survivor then dies
+    loudly: its heartbeat cascade lines, then for each of `threads` threads a SIGABRT banner and
+    a LOG(FATAL) line (both match the root-role `process-abort` page) and a stack frame (matches
+    nothing). The JobSet restarts. The answer: `hbm-oom-runtime` on the culprit's node."""
+    run = Run(workload, slices, hosts, seed=seed, step_period=10)
+    run.start_attempt(0)
+    end = 10 + rounds * run.step_period
+    run.train(10, end)
+    culprit = run.pods[(slices // 2, hosts // 4)]
+    run.log(culprit, end + 3, HBM_OOM_LINE, "ERROR")
+    run.kill(culprit, end + 3)
+    survivors = [pod for pod in run.pods.values() if pod is not culprit]
+    run.cascade(culprit, end + 40)
+    for number, pod in enumerate(survivors):
+        moment = (pod.end or end + 41) + 0.02  # right after its own cascade lines
+        pid = 700 + number
+        for thread in range(threads):
+            at, tid = moment + thread * 0.002, pid + 1 + thread
+            run.log(
+                pod,
+                at,
+                f"*** SIGABRT received by PID {pid} (TID {tid}) on cpu {thread % 96} from PID "
+                f"{pid}; stack trace: ***",
+                "CRITICAL",
+            )
+            run.log(
+                pod,
+                at + 0.0005,
+                f"F0314 {{clock}} {tid} thread_pool.cc:{120 + thread}] Check failed: worker "
+                f"{thread} joined before the runtime shut down",
+                "CRITICAL",
+            )
+            run.log(pod, at + 0.001, f"PC: @     0x7f3a{tid:08x}  (unknown)  abort", "CRITICAL")
+    return run, culprit
+
+
 def never_starts(wiki: Any, symptom_id: str, folder: Path, *, seed: int = 6) -> Path:
     """The JobSet never starts: its pods stay Pending with a scheduling-kind root on them."""
     page = wiki.symptoms[symptom_id]

@@ -33,6 +33,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional
 
+from mlwiki.diagnose.instants import Instants
 from mlwiki.diagnose.match import CASCADE, CONSEQUENCE, ROOT, SYMPTOM, Hit, Scan, insert_id_of
 from mlwiki.diagnose.topology import Topology
 from mlwiki.wiki import Symptom
@@ -72,6 +73,11 @@ class Culprit:
 
 @dataclass
 class Disruption:
+    """One moment the run broke: its seeds (in time order) and, after triage, what caused it.
+
+    `start` and `end` (the first and last seed) are kept up to date by `add`: growing a
+    disruption never rescans its seeds."""
+
     seeds: list[Hit]
     window_start: float = 0.0
     root: Optional[Hit] = None
@@ -83,14 +89,18 @@ class Disruption:
     reasoning: str = ""
     common_mode: bool = False
     verdicts: dict[str, str] = field(default_factory=dict)
+    start: float = field(init=False, default=float("inf"))
+    end: float = field(init=False, default=float("-inf"))
 
-    @property
-    def start(self) -> float:
-        return min(hit.time for hit in self.seeds)
+    def __post_init__(self) -> None:
+        seeds, self.seeds = self.seeds, []
+        for seed in seeds:
+            self.add(seed)
 
-    @property
-    def end(self) -> float:
-        return max(hit.time for hit in self.seeds)
+    def add(self, seed: Hit) -> None:
+        self.seeds.append(seed)
+        self.start = min(self.start, seed.time)
+        self.end = max(self.end, seed.time)
 
     @property
     def time(self) -> float:
@@ -132,8 +142,8 @@ def pod_alive_after(hit: Hit, topology: Topology) -> bool:
         return False
     # A pod that reached the node only later (the next restart attempt) says nothing about this.
     return any(
-        i.node == hit.host and i.first <= hit.time and i.container_last > hit.time + GRACE
-        for i in topology.pods.values()
+        i.first <= hit.time and i.container_last > hit.time + GRACE
+        for i in topology.pods_on(hit.host)
     )
 
 
@@ -148,14 +158,14 @@ def training_went_on(hit: Hit, topology: Topology) -> bool:
     return line.lines_between(start, start + max(GRACE, 3 * line.line_interval))
 
 
-def completed_after(hit: Hit, topology: Topology, consequences: list[Hit]) -> bool:
+def completed_after(hit: Hit, topology: Topology, consequences: Instants) -> bool:
     """Whether the workload's Job(Set) completed successfully after the hit with no Job failure,
     restart or new pod in between: what the hit reported did not break the run (a shutdown
     barrier that timed out while one task finished its upload, then every pod exited 0)."""
     done = topology.progress.finished_at
     return (
         done > hit.time
-        and not any(hit.time <= c.time <= done for c in consequences)
+        and not consequences.any_between(hit.time, done, inclusive=True)
         and not topology.restarted_between(hit.time, done)
     )
 
@@ -201,8 +211,10 @@ def is_seed(hit: Hit, topology: Topology, symptoms: dict[str, Symptom]) -> bool:
 def find_disruptions(
     hits: list[Hit], topology: Topology, symptoms: dict[str, Symptom]
 ) -> list[Disruption]:
+    """The run's disruptions, in time order (see the module docstring); linear in the hits:
+    each seed is compared with what the current group keeps, never with its seeds."""
     found = [hit for hit in hits if is_seed(hit, topology, symptoms)]
-    consequences = [hit for hit in found if hit.role == CONSEQUENCE]
+    consequences = Instants(hit.time for hit in found if hit.role == CONSEQUENCE)
     seeds = sorted(
         (
             h
@@ -211,26 +223,26 @@ def find_disruptions(
         ),
         key=lambda hit: (hit.time, hit.insert_id),
     )
-    groups: list[Disruption] = []
+    groups: list[_Group] = []
     for seed in seeds:
         current = groups[-1] if groups else None
         if (
             current is None
             or (
-                seed.time - current.end > GAP
-                and not _persists(current, seed, topology, symptoms)
-                and not _concludes(current, seed, topology)
+                seed.time - current.disruption.end > GAP
+                and not current.persists(seed)
+                and not current.concludes(seed)
             )
-            or _restart_closed(current, seed, topology)
+            or current.restart_closed(seed)
         ):
-            groups.append(Disruption([seed]))
-        else:
-            current.seeds.append(seed)
+            groups.append(_Group(Disruption([]), topology, symptoms))
+        groups[-1].add(seed)
     previous_end = float("-inf")
     for group in groups:
-        group.window_start = max(previous_end, group.start - LOOKBACK)
-        previous_end = group.end
-    return groups
+        disruption = group.disruption
+        disruption.window_start = max(previous_end, disruption.start - LOOKBACK)
+        previous_end = disruption.end
+    return [group.disruption for group in groups]
 
 
 def condition(hit: Hit, symptoms: dict[str, Symptom]) -> tuple[Optional[str], ...]:
@@ -242,37 +254,54 @@ def condition(hit: Hit, symptoms: dict[str, Symptom]) -> tuple[Optional[str], ..
     return (kind, hit.symptom, hit.host)
 
 
-def _persists(
-    group: Disruption, seed: Hit, topology: Topology, symptoms: dict[str, Symptom]
-) -> bool:
-    """True when `seed` repeats a condition of `group` that never went away: the same state
-    reported again (events repeat every few minutes, a container restarted by its liveness probe
-    fails the same way) with no training progress between (see `Topology.trained_between`)."""
-    state = condition(seed, symptoms)
-    return any(condition(h, symptoms) == state for h in group.seeds) and not (
-        topology.trained_between(group.end + GRACE, seed.time)
-    )
+@dataclass
+class _Group:
+    """A disruption being grown, with what the grouping rules ask of its seeds so far."""
 
+    disruption: Disruption
+    topology: Topology
+    symptoms: dict[str, Symptom]
+    conditions: set[tuple[Optional[str], ...]] = field(default_factory=set)
+    has_consequence: bool = False
+    newest_attempt: Optional[int] = None  # the newest restart attempt of its seeds' pods
 
-def _concludes(group: Disruption, seed: Hit, topology: Topology) -> bool:
-    """True when `seed` is the late consequence of `group`: a Job failed or the JobSet restarted
-    after a group that had none yet, with no progress of the workload in between. When a node is
-    lost, the taint manager evicts its pod only minutes later (5 by default), and only then does
-    the Job fail: whatever the gap, that is the end of the same disruption."""
-    return (
-        seed.role == CONSEQUENCE
-        and not any(h.role == CONSEQUENCE for h in group.seeds)
-        and not topology.progressed_between(group.end + GRACE, seed.time)
-    )
+    def add(self, seed: Hit) -> None:
+        self.disruption.add(seed)
+        self.conditions.add(condition(seed, self.symptoms))
+        self.has_consequence = self.has_consequence or seed.role == CONSEQUENCE
+        attempt = _attempt(seed, self.topology)
+        if attempt is not None and (self.newest_attempt is None or attempt > self.newest_attempt):
+            self.newest_attempt = attempt
 
+    def persists(self, seed: Hit) -> bool:
+        """True when `seed` repeats a condition of the group that never went away: the same
+        state reported again (events repeat every few minutes, a container restarted by its
+        liveness probe fails the same way) with no training progress between (see
+        `Topology.trained_between`)."""
+        return condition(seed, self.symptoms) in self.conditions and not (
+            self.topology.trained_between(self.disruption.end + GRACE, seed.time)
+        )
 
-def _restart_closed(group: Disruption, seed: Hit, topology: Topology) -> bool:
-    """True when `seed` comes from a newer restart attempt than a group that already restarted."""
-    if seed.role == CONSEQUENCE or not any(h.role == CONSEQUENCE for h in group.seeds):
-        return False
-    attempt = _attempt(seed, topology)
-    known = [a for a in (_attempt(h, topology) for h in group.seeds) if a is not None]
-    return attempt is not None and bool(known) and attempt > max(known)
+    def concludes(self, seed: Hit) -> bool:
+        """True when `seed` is the group's late consequence: a Job failed or the JobSet
+        restarted after a group that had none yet, with no progress of the workload in between.
+        When a node is lost, the taint manager evicts its pod only minutes later (5 by
+        default), and only then does the Job fail: whatever the gap, that is the end of the
+        same disruption."""
+        return (
+            seed.role == CONSEQUENCE
+            and not self.has_consequence
+            and not self.topology.progressed_between(self.disruption.end + GRACE, seed.time)
+        )
+
+    def restart_closed(self, seed: Hit) -> bool:
+        """True when `seed` comes from a newer restart attempt than a group that already
+        restarted."""
+        if seed.role == CONSEQUENCE or not self.has_consequence:
+            return False
+        attempt = _attempt(seed, self.topology)
+        newest = self.newest_attempt
+        return attempt is not None and newest is not None and attempt > newest
 
 
 def _attempt(hit: Hit, topology: Topology) -> Optional[int]:

@@ -15,6 +15,7 @@ from mlwiki.diagnose.findings import Context, build_findings, ensure_valid
 from mlwiki.diagnose.match import Scan
 from mlwiki.diagnose.report import render_report
 from mlwiki.diagnose.signatures import SignatureSet
+from mlwiki.diagnose.timeline import Timeline
 from mlwiki.diagnose.topology import Topology
 from mlwiki.diagnose.triage import triage
 from mlwiki.diagnose.verify_workflows import WorkflowVerifier
@@ -55,9 +56,9 @@ def analyse(
     if stall is not None:
         hits.append(stall)
     disruptions = find_disruptions(hits, scan.topology, symptoms)
-    nearby = scan.pool_hits()
+    timeline, nearby = Timeline(hits), Timeline(scan.pool_hits())
     for disruption in disruptions:
-        triage(disruption, hits, scan.topology, symptoms, nearby)
+        triage(disruption, timeline, scan.topology, symptoms, nearby)
     topology = scan.topology
     if source.window:
         window = source.window

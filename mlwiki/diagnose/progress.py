@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
+from mlwiki.diagnose.instants import Slots
 from mlwiki.diagnose.signatures import quote_of
 from mlwiki.logs.entry import container_message
 
@@ -33,12 +34,12 @@ class StepLine:
     last: tuple[float, int] = (float("-inf"), 0)  # (time, step) of the latest line
     last_entry: Optional[dict[str, Any]] = None
     last_text: str = ""
-    buckets: set[int] = field(default_factory=set)  # STEP_BUCKET-second slots holding a line
+    buckets: Slots = field(default_factory=Slots)  # STEP_BUCKET-second slots holding a line
 
     def lines_between(self, start: float, end: float) -> bool:
         """Whether a line of this template was written in a whole slot between the two times."""
         first, last = int(start // STEP_BUCKET) + 1, int(end // STEP_BUCKET) - 1
-        return any(slot in self.buckets for slot in range(first, last + 1))
+        return self.buckets.any_in(first, last)
 
     @property
     def line_interval(self) -> float:
@@ -61,6 +62,7 @@ class Progress:
     templates: dict[str, StepLine] = field(default_factory=dict)
     _keys: dict[str, str] = field(default_factory=dict)  # raw prefix → template (a cache)
     finished_at: float = float("-inf")  # latest successful completion of the workload's Job(Set)
+    _chosen: Optional[tuple[Optional[StepLine]]] = None  # step_line(), until the next line
 
     def observe_event(self, entry: dict[str, Any], when: float, workload: Optional[str]) -> None:
         """Note a Kubernetes event saying the workload's JobSet or one of its Jobs completed: a
@@ -98,6 +100,7 @@ class Progress:
                 return
             line = self.templates[key] = StepLine()
         step = int(match.group(1))
+        self._chosen = None
         line.count += 1
         line.buckets.add(int(when // STEP_BUCKET))
         # Ties in time go to the lower (first) or higher (last) step: whatever the input order.
@@ -109,6 +112,11 @@ class Progress:
 
     def step_line(self) -> Optional[StepLine]:
         """The workload's step line: the template seen most often, if it shows progress."""
+        if self._chosen is None:
+            self._chosen = (self._step_line(),)
+        return self._chosen[0]
+
+    def _step_line(self) -> Optional[StepLine]:
         lines = [
             (s.count, key, s) for key, s in self.templates.items() if s.count >= MIN_STEP_LINES
         ]

@@ -12,10 +12,13 @@ K % hosts_per_slice (tpu-failure-modes.md §1.2), and a worker address
 
 from __future__ import annotations
 
+import bisect
+import heapq
 import re
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
+from mlwiki.diagnose.instants import Instants, Slots
 from mlwiki.diagnose.progress import Progress
 from mlwiki.logs.entry import NODE_LABEL, container_message
 
@@ -64,7 +67,7 @@ class NodeInfo:
     first: float = float("inf")
     last: float = float("-inf")
     entries: int = 0
-    warnings: list[float] = field(default_factory=list)  # times of Warning events about the node
+    warnings: Instants = field(default_factory=Instants)  # times of Warning events about the node
 
 
 @dataclass
@@ -76,8 +79,8 @@ class Topology:
     last: float = float("-inf")
     # When the workload made progress: buckets of ACTIVITY_BUCKET seconds in which its containers
     # wrote, and the times its pods were assigned to nodes (compact whatever the entry count).
-    activity: set[int] = field(default_factory=set)
-    assigned: list[float] = field(default_factory=list)
+    activity: Slots = field(default_factory=Slots)
+    assigned: Instants = field(default_factory=Instants)
     progress: Progress = field(default_factory=Progress)  # step lines and completion (the pass)
     # Other JobSets seen in the data (labels, JobSet events): a project-wide export holds them
     # too, and `llm-eval` must not be taken for a pod of `llm`.
@@ -86,14 +89,16 @@ class Topology:
     # stockout error) name only an instance and the decision's eventId.
     scale_up_events: set[str] = field(default_factory=set)
     # When the scheduler reported the workload's pods unschedulable (FailedScheduling events).
-    unschedulable: list[float] = field(default_factory=list)
+    unschedulable: Instants = field(default_factory=Instants)
     _finished: bool = False
+    _index: Optional[PodIndex] = None  # lookups over the pods, rebuilt after any change
 
     # ---- the pass ---------------------------------------------------------------------------
 
     def observe(
         self, entry: dict[str, Any], when: float, host: Optional[str], pod: Optional[str]
     ) -> None:
+        self._index = None
         self.first = min(self.first, when)
         self.last = max(self.last, when)
         resource = entry.get("resource") or {}
@@ -120,12 +125,12 @@ class Topology:
             node_info.last = max(node_info.last, when)
             node_info.entries += 1
             if isinstance(payload, dict) and payload.get("type") == "Warning" and not is_container:
-                node_info.warnings.append(when)
+                node_info.warnings.add(when)
         if isinstance(payload, dict):
             self._note_jobset(payload.get("involvedObject"))
             self._note_scale_up(payload.get("decision"))
             if payload.get("reason") == "FailedScheduling" and pod in self.pods:
-                self.unschedulable.append(when)
+                self.unschedulable.add(when)
             if isinstance(payload.get("message"), str):
                 self._event(payload["message"], when)
             # The kubelet's events about a pod say which node it runs on (source.host): the only
@@ -154,7 +159,9 @@ class Topology:
         """Whether a cluster-wide autoscaler error (a stockout, a quota) names no other known
         workload and came while the workload's pods could not be scheduled (within 30 minutes):
         queued or multislice scale-ups often name only a node group."""
-        if not any(abs(t - when) <= CAPACITY_WINDOW for t in self.unschedulable):
+        if not self.unschedulable.any_between(
+            when - CAPACITY_WINDOW, when + CAPACITY_WINDOW, inclusive=True
+        ):
             return False
         text = str(entry.get("jsonPayload"))
         return not any(other in text for other in self.other_workloads)
@@ -241,7 +248,7 @@ class Topology:
                 info = self._pod(match["pod"])
                 info.node = info.node or match["node"]
                 info.first = min(info.first, when)
-                self.assigned.append(when)
+                self.assigned.add(when)
         elif "Created pod: " in message:
             match = _CREATED.search(message)
             if match and self.belongs(match["pod"], {}):
@@ -267,23 +274,22 @@ class Topology:
             for generation, info in enumerate(infos):
                 if info.attempt is None:
                     info.attempt = generation
+        self._index = None
 
     def pool_suspect(self, pool_prefix: str, when: float) -> Optional[str]:
         """The node of a GKE node pool (`gke-CLUSTER-POOL-`) to which a pool-level event at
         `when` (a repair, an upgrade) most likely points: among the pool's nodes the workload ran
         on, the one whose node Warning events started first in the hour before it."""
         candidates = []
-        for info in self.nodes.values():
-            if not info.name.startswith(pool_prefix):
-                continue
-            recent = [t for t in info.warnings if when - POOL_LOOKBACK <= t <= when]
-            if recent:
-                candidates.append((min(recent), info.name))
+        for info in self.index.pool_nodes(pool_prefix, self.nodes):
+            first = info.warnings.first_after(when - POOL_LOOKBACK, inclusive=True)
+            if first is not None and first <= when:
+                candidates.append((first, info.name))
         return min(candidates)[1] if candidates else None
 
     def restarted_between(self, start: float, end: float) -> bool:
         """Whether a pod of the workload was assigned to a node between `start` and `end`."""
-        return any(start < when < end for when in self.assigned)
+        return self.assigned.any_between(start, end)
 
     def trained_between(self, start: float, end: float) -> bool:
         """Whether the run moved on between `start` and `end`: a pod was assigned (a new attempt)
@@ -302,48 +308,46 @@ class Topology:
             return True
         first = int(start // ACTIVITY_BUCKET) + 1
         last = int(end // ACTIVITY_BUCKET) - 1
-        return any(bucket in self.activity for bucket in range(first, last + 1))
+        return self.activity.any_in(first, last)
+
+    @property
+    def index(self) -> PodIndex:
+        """Lookups over the pods (by node, process id, coordinates, name prefix, Job), built
+        once after the pass and again only if the pods change."""
+        if self._index is None:
+            self._index = PodIndex(self.pods)
+        return self._index
 
     @property
     def main_rjob(self) -> Optional[str]:
-        counts: dict[str, set[tuple[int, int]]] = {}
-        for info in self.pods.values():
-            if info.coordinates:
-                counts.setdefault(info.rjob or "", set()).add(info.coordinates[1:])
-        return max(counts, key=lambda r: (len(counts[r]), r)) if counts else None
+        return self.index.main_rjob
 
     def hosts_per_slice(self, rjob: Optional[str] = None) -> Optional[int]:
-        rjob = rjob or self.main_rjob
-        indices = [
-            i.completion for i in self.pods.values() if i.rjob == rjob and i.completion is not None
-        ]
-        return max(indices) + 1 if indices else None
+        return self.index.hosts_per_slice(rjob or self.main_rjob)
 
     @property
     def slices(self) -> int:
-        rjob = self.main_rjob
-        indices = {
-            i.job_index for i in self.pods.values() if i.rjob == rjob and i.job_index is not None
-        }
-        return len(indices)
+        return self.index.slices
+
+    def pods_on(self, node: str) -> list[PodInfo]:
+        """The workload's pods on `node`, in no particular order."""
+        return self.index.by_node.get(node, [])
 
     def pod_for_task(self, task: int, when: float, near: Optional[str] = None) -> Optional[PodInfo]:
         """The pod running JAX task `task` at `when` (same restart attempt as pod `near`): the
         pod that declared that process id at start-up, else by JobSet coordinates (job index ×
         hosts per slice + completion index), which assumes only the main job's pods are tasks."""
-        declared = [i for i in self.pods.values() if i.process_id == task]
+        index = self.index
+        declared = index.group(index.by_process, task)
         if declared:
-            return self._pick(declared, when, near)
+            return declared.pick(when, self._attempt_of(near))
         rjob = self.main_rjob
         per_slice = self.hosts_per_slice(rjob)
         if rjob is None or not per_slice:
             return None
         job_index, completion = divmod(task, per_slice)
-        return self._pick(
-            [i for i in self.pods.values() if i.coordinates == (rjob, job_index, completion)],
-            when,
-            near,
-        )
+        slot = index.group(index.by_coordinates, (rjob, job_index, completion))
+        return slot.pick(when, self._attempt_of(near)) if slot else None
 
     def pod_for_address(
         self, address: str, when: float, near: Optional[str] = None
@@ -352,40 +356,25 @@ class Topology:
         label = address.split(".", 1)[0].split(":", 1)[0]
         if label in self.pods:
             return self.pods[label]
-        return self._pick(
-            [i for n, i in self.pods.items() if n.startswith(label + "-")], when, near
-        )
+        named = self.index.group(self.index.by_prefix, label)
+        return named.pick(when, self._attempt_of(near)) if named else None
 
     def pods_of_job(self, job: str, when: float, near: Optional[str] = None) -> list[PodInfo]:
         """Pods of a Job named `<jobset>-<rjob>-<j>` (a JobSet's "first failed job")."""
-        prefix = job + "-"
-        chosen = [
-            info
-            for name, info in self.pods.items()
-            if name.startswith(prefix) and _is_completion_and_suffix(name[len(prefix) :])
-        ]
+        chosen = self.index.group(self.index.by_job, job)
         if not chosen:
             return []
-        attempt = self._attempt_near(chosen, when, near)
-        return [info for info in chosen if info.attempt == attempt]
+        return chosen.of_attempt(chosen.attempt_near(when, self._attempt_of(near)))
 
-    def _attempt_near(
-        self, infos: list[PodInfo], when: float, near: Optional[str]
-    ) -> Optional[int]:
-        near_info = self.pods.get(near or "")
-        attempts = {i.attempt for i in infos}
-        if near_info is not None and near_info.attempt in attempts:
-            return near_info.attempt
-        started = [i for i in infos if i.first <= when + 1]
-        pool = started or infos
-        return max(pool, key=lambda i: (i.first, i.name)).attempt
+    def _attempt_of(self, near: Optional[str]) -> tuple[bool, Optional[int]]:
+        """(whether `near` is a known pod, its restart attempt)."""
+        info = self.pods.get(near or "")
+        return (info is not None, info.attempt if info is not None else None)
 
-    def _pick(self, infos: list[PodInfo], when: float, near: Optional[str]) -> Optional[PodInfo]:
-        if not infos:
-            return None
-        attempt = self._attempt_near(infos, when, near)
-        same = [i for i in infos if i.attempt == attempt] or infos
-        return max(same, key=lambda i: (i.first if i.first <= when + 1 else float("-inf"), i.name))
+    def active_nodes(self, start: float, end: float) -> int:
+        """How many nodes ran a pod of the workload whose life (first entry → last container
+        entry) overlaps `start`…`end`."""
+        return self.index.active_nodes(start, end)
 
     def node_of(self, name: str) -> Optional[str]:
         """A node name for `name`: a known node, a pod's node, or None."""
@@ -395,10 +384,137 @@ class Topology:
         return info.node if info else None
 
 
-def _is_completion_and_suffix(rest: str) -> bool:
-    """True when `rest` is `<completion>-<suffix>`: the pod belongs to exactly that Job."""
-    head, _, suffix = rest.partition("-")
-    return head.isdigit() and bool(suffix) and "-" not in suffix
+class PodGroup:
+    """Pods named alike (one JobSet slot across restart attempts, one Job, one address), in
+    the order of their first entry, for "which of them ran at that time"."""
+
+    def __init__(self, infos: list[PodInfo]) -> None:
+        self.infos = sorted(infos, key=lambda i: (i.first, i.name))
+        self._firsts = [info.first for info in self.infos]
+        self._attempts: dict[Optional[int], list[PodInfo]] = {}
+        for info in infos:
+            self._attempts.setdefault(info.attempt, []).append(info)
+
+    def __len__(self) -> int:
+        return len(self.infos)
+
+    def of_attempt(self, attempt: Optional[int]) -> list[PodInfo]:
+        return self._attempts.get(attempt, [])
+
+    def attempt_near(self, when: float, near: tuple[bool, Optional[int]]) -> Optional[int]:
+        """The restart attempt of pod `near` (see `Topology._attempt_of`) when the group has
+        one, else that of the pod started last by `when` (else of the last to start)."""
+        known, attempt = near
+        if known and attempt in self._attempts:
+            return attempt
+        started = bisect.bisect_right(self._firsts, when + 1)
+        return self.infos[started - 1 if started else -1].attempt
+
+    def pick(self, when: float, near: tuple[bool, Optional[int]]) -> Optional[PodInfo]:
+        """The pod of the group running at `when`, of the same attempt as `near` if possible."""
+        same = self.of_attempt(self.attempt_near(when, near)) or self.infos
+        return max(same, key=lambda i: (i.first if i.first <= when + 1 else float("-inf"), i.name))
+
+
+class _ActiveSweep:
+    """Counts the nodes with a pod alive in an interval: pods enter in the order of their first
+    entry and leave after their last container entry, so a series of intervals moving forward
+    in time (the disruptions, in order) costs one pass over the pods in all."""
+
+    def __init__(self, pods: list[PodInfo]) -> None:
+        self._pods = sorted((i for i in pods if i.node), key=lambda i: i.first)
+        self._reset()
+
+    def _reset(self) -> None:
+        self._next = 0
+        self._alive: list[tuple[float, int, str]] = []  # heap of (last container entry, n, node)
+        self._per_node: dict[str, int] = {}
+        self._asked = (float("-inf"), float("-inf"))
+
+    def count(self, start: float, end: float) -> int:
+        if start < self._asked[0] or end < self._asked[1]:
+            self._reset()  # an interval back in time: sweep again from the start
+        self._asked = (start, end)
+        pods, per_node = self._pods, self._per_node
+        while self._next < len(pods) and pods[self._next].first <= end:
+            info = pods[self._next]
+            heapq.heappush(self._alive, (info.container_last, self._next, info.node or ""))
+            per_node[info.node or ""] = per_node.get(info.node or "", 0) + 1
+            self._next += 1
+        while self._alive and self._alive[0][0] < start:
+            node = heapq.heappop(self._alive)[2]
+            per_node[node] -= 1
+            if not per_node[node]:
+                del per_node[node]
+        return len(per_node)
+
+
+class PodIndex:
+    """The pods of a topology looked up by what cascades and reporters name, each lookup a dict
+    access instead of a scan of every pod (which would make triage grow with pointers × pods)."""
+
+    def __init__(self, pods: dict[str, PodInfo]) -> None:
+        self.by_node: dict[str, list[PodInfo]] = {}
+        self.by_process: dict[int, list[PodInfo]] = {}
+        self.by_coordinates: dict[tuple[str, int, int], list[PodInfo]] = {}
+        self.by_prefix: dict[str, list[PodInfo]] = {}  # every `a-b-…` prefix before a `-`
+        self.by_job: dict[str, list[PodInfo]] = {}  # `<job>-<completion>-<suffix>` → job
+        completions: dict[Optional[str], int] = {}
+        slots: dict[str, set[tuple[int, int]]] = {}
+        job_indices: dict[Optional[str], set[int]] = {}
+        for name, info in pods.items():
+            if info.node:
+                self.by_node.setdefault(info.node, []).append(info)
+            if info.process_id is not None:
+                self.by_process.setdefault(info.process_id, []).append(info)
+            coordinates = info.coordinates
+            if coordinates:
+                self.by_coordinates.setdefault(coordinates, []).append(info)
+                slots.setdefault(info.rjob or "", set()).add(coordinates[1:])
+            position = name.find("-")
+            while position >= 0:
+                self.by_prefix.setdefault(name[:position], []).append(info)
+                position = name.find("-", position + 1)
+            parts = name.rsplit("-", 2)  # `<job>-<completion>-<suffix>`
+            if len(parts) == 3 and parts[1].isdigit() and parts[2]:
+                self.by_job.setdefault(parts[0], []).append(info)
+            if info.completion is not None:
+                completions[info.rjob] = max(completions.get(info.rjob, -1), info.completion)
+            if info.job_index is not None:
+                job_indices.setdefault(info.rjob, set()).add(info.job_index)
+        self.main_rjob = max(slots, key=lambda r: (len(slots[r]), r)) if slots else None
+        self._completions = completions
+        self.slices = len(job_indices.get(self.main_rjob, ()))
+        self._pools: dict[str, list[NodeInfo]] = {}
+        self._groups: dict[tuple[int, object], PodGroup] = {}
+        self._sweep = _ActiveSweep(list(pods.values()))
+
+    def group(self, table: dict[Any, list[PodInfo]], key: object) -> Optional[PodGroup]:
+        """The pods of `table` (`by_process`, `by_coordinates`, `by_prefix`, `by_job`) under
+        `key` as a `PodGroup`, or None."""
+        found = self._groups.get((id(table), key))
+        if found is None:
+            infos = table.get(key)
+            if not infos:
+                return None
+            found = self._groups[(id(table), key)] = PodGroup(infos)
+        return found
+
+    def active_nodes(self, start: float, end: float) -> int:
+        return self._sweep.count(start, end)
+
+    def hosts_per_slice(self, rjob: Optional[str]) -> Optional[int]:
+        last = self._completions.get(rjob)
+        return last + 1 if last is not None else None
+
+    def pool_nodes(self, pool_prefix: str, nodes: dict[str, NodeInfo]) -> list[NodeInfo]:
+        """The known nodes whose names start with `pool_prefix` (one scan per pool)."""
+        found = self._pools.get(pool_prefix)
+        if found is None:
+            found = self._pools[pool_prefix] = [
+                info for name, info in nodes.items() if name.startswith(pool_prefix)
+            ]
+        return found
 
 
 def _declared_process(entry: dict[str, Any]) -> Optional[int]:

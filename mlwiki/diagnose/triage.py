@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable
 from typing import Optional
 
 from mlwiki.diagnose.disruptions import (
@@ -42,7 +42,8 @@ from mlwiki.diagnose.disruptions import (
     is_seed,
 )
 from mlwiki.diagnose.explains import explanation
-from mlwiki.diagnose.match import CASCADE, CONSEQUENCE, ROOT, SYMPTOM, Hit
+from mlwiki.diagnose.match import CONSEQUENCE, ROOT, SYMPTOM, Hit
+from mlwiki.diagnose.timeline import Timeline
 from mlwiki.diagnose.topology import PodInfo, Topology
 from mlwiki.wiki import Symptom
 
@@ -54,18 +55,19 @@ _NAMES = re.compile(r"[^\s,]+")  # the names in a capture listing several hosts
 
 def triage(
     disruption: Disruption,
-    hits: list[Hit],
+    hits: Timeline,
     topology: Topology,
     symptoms: dict[str, Symptom],
-    nearby: Sequence[Hit] = (),
+    nearby: Optional[Timeline] = None,
 ) -> None:
     """Fill in the disruption's root, culprits, confidence, kind and symptom.
 
     `nearby` hits (nodes of the workload's node pools that ran none of its pods) may only
-    explain the chosen root (see `explains`), never be a root on their own.
+    explain the chosen root (see `explains`), never be a root on their own. The work is
+    proportional to the hits of the disruption's window (the timelines are indexed).
     """
     end = disruption.end + GRACE
-    window = [h for h in hits if disruption.window_start <= h.time <= end]
+    window = hits.between(disruption.window_start, end)
     reporting = reporter_pages(symptoms)
     pointers = [p for hit in window if _points(hit) for p in pointers_of(hit, topology)]
     if any(p.hit.symptom in reporting for p in pointers):
@@ -75,13 +77,15 @@ def triage(
     votes: Counter[str] = Counter()
     for pointer in pointers:
         votes[pointer.host] += pointer.weight
-    cascading = _cascading_since(window, hits)
     candidates = [
         hit
         for hit in window
         if hit.role == ROOT
         and not hit.shadowed
-        and (is_infra(hit, symptoms) or hit.time < cascading(hit))
+        and (
+            is_infra(hit, symptoms)
+            or hit.time < hits.cascading_since(hit, disruption.window_start, end)
+        )
         and _not_transient(hit, topology, symptoms)
     ]
     about = _about_all(candidates, reporting, votes, topology)
@@ -133,29 +137,13 @@ def triage(
         root = disruption.root
         same = [h for h in window if h.symptom == root.symptom and h.host == root.host]
         disruption.kind = kind_of(page, disruption, symptoms, same)
-        around = [h for h in nearby if disruption.window_start <= h.time <= end]
+        around = nearby.between(disruption.window_start, end) if nearby else []
         explainer = explanation(disruption.root, candidates + around)
         if explainer is not None and explainer.symptom in commons:
             _set_common(disruption, candidates, explainer.symptom, disruption.confidence)
         elif explainer is not None:
             _set_explained(disruption, explainer, topology)
         disruption.symptom = disruption.root.symptom
-
-
-def _cascading_since(window: list[Hit], hits: list[Hit]) -> Callable[[Hit], float]:
-    """When the hit's writer had started to die of someone else's death: the first cascade line
-    of its host in the window, or of its pod at any time (a pod's life is one attempt, so a
-    cascade it printed before the window opened still counts)."""
-    by_host: dict[str, float] = {}
-    for hit in window:
-        if hit.role == CASCADE and hit.host:
-            by_host[hit.host] = min(by_host.get(hit.host, hit.time), hit.time)
-    by_pod: dict[str, float] = {}
-    for hit in hits:
-        if hit.role == CASCADE and hit.pod:
-            by_pod[hit.pod] = min(by_pod.get(hit.pod, hit.time), hit.time)
-    never = float("inf")
-    return lambda hit: min(by_host.get(hit.host or "", never), by_pod.get(hit.pod or "", never))
 
 
 def kind_of(
@@ -192,9 +180,9 @@ def _set_explained(disruption: Disruption, explainer: Hit, topology: Topology) -
     effect = disruption.root
     disruption.root = explainer
     disruption.common_mode = False
+    pointed = _by_host(disruption.pointers)
     disruption.culprits = [
-        _culprit(host, [explainer], disruption.pointers, topology)
-        for host in about_hosts(explainer, topology)
+        _culprit(host, [explainer], pointed, topology) for host in about_hosts(explainer, topology)
     ]
     disruption.reasoning = (
         f"{explainer.symptom} explains the {effect.symptom if effect else 'failure'} "
@@ -287,8 +275,7 @@ def _about_all(
 def _worked_on(host: str, when: float, topology: Topology) -> bool:
     """Whether a workload pod already on `host` at `when` went on logging well after it."""
     return any(
-        info.node == host and info.first <= when and info.container_last > when + GRACE
-        for info in topology.pods.values()
+        info.first <= when and info.container_last > when + GRACE for info in topology.pods_on(host)
     )
 
 
@@ -326,31 +313,36 @@ def _common_modes(
             first[hit.symptom] = min(
                 first.get(hit.symptom, (hit.time, hit.insert_id)), (hit.time, hit.insert_id)
             )
-    active = {
-        info.node
-        for info in topology.pods.values()
-        if info.node
-        and info.first <= disruption.end + GRACE
-        and info.container_last >= disruption.window_start
-    }
-    needed = max(2.0, COMMON_MODE_SHARE * max(len(active), 1))
+    active = topology.active_nodes(disruption.window_start, disruption.end + GRACE)
+    needed = max(2.0, COMMON_MODE_SHARE * max(active, 1))
     common = [s for s, hosts in hosts_by_symptom.items() if len(hosts) >= needed]
     return sorted(common, key=lambda s: (-len(hosts_by_symptom[s]), first[s], s))
 
 
 def _pod_on(host: str, when: float, topology: Topology) -> Optional[PodInfo]:
-    pods = [i for i in topology.pods.values() if i.node == host and i.first <= when + GRACE]
+    pods = [i for i in topology.pods_on(host) if i.first <= when + GRACE]
     return max(pods, key=lambda i: (i.first, i.name)) if pods else None
 
 
-def _culprit(host: str, hits: list[Hit], pointers: list[Pointer], topology: Topology) -> Culprit:
-    pointer = next((p for p in pointers if p.host == host and p.pod), None)
+def _by_host(pointers: list[Pointer]) -> dict[str, list[Pointer]]:
+    grouped: dict[str, list[Pointer]] = {}
+    for pointer in pointers:
+        grouped.setdefault(pointer.host, []).append(pointer)
+    return grouped
+
+
+def _culprit(
+    host: str, hits: list[Hit], pointed: dict[str, list[Pointer]], topology: Topology
+) -> Culprit:
+    """The culprit on `host`, its pod and task from the pointers to it (`_by_host`) if any."""
+    pointers = pointed.get(host, [])
+    pointer = next((p for p in pointers if p.pod), None)
     when = hits[0].time if hits else (pointer.hit.time if pointer else 0.0)
     pod_name = pointer.pod if pointer else None
     if pod_name is None:  # a workload pod only: a system pod on the node is not the culprit pod
         pod_name = next((h.pod for h in hits if h.pod in topology.pods and h.host == host), None)
     info = topology.pods.get(pod_name or "") or _pod_on(host, when, topology)
-    task = next((p.task for p in pointers if p.host == host and p.task is not None), None)
+    task = next((p.task for p in pointers if p.task is not None), None)
     if task is None and info is not None:
         task = task_of(info, topology)
     return Culprit(host, info.name if info else pod_name, task, hits)
@@ -370,20 +362,22 @@ def _set_root(
     disruption.confidence = confidence
     infra = is_infra(root, symptoms)
     hosts: list[str] = list(about[id(root)])
+    chosen = set(hosts)
+    own: dict[str, list[Hit]] = {}  # each host's candidates of the root's symptom
     for hit in sorted(candidates, key=lambda h: h.time):
         if hit.symptom != root.symptom:
             continue
         for host in about[id(hit)]:
-            if host not in hosts and (infra or votes[host] > 0):
+            own.setdefault(host, []).append(hit)
+            if host not in chosen and (infra or votes[host] > 0):
                 hosts.append(host)
-    pointer_hits = {p.host: [] for p in disruption.pointers}
-    for pointer in disruption.pointers:
-        pointer_hits[pointer.host].append(pointer.hit)
+                chosen.add(host)
+    pointed = _by_host(disruption.pointers)
     disruption.culprits = []
     for host in hosts:
-        own = [h for h in candidates if h.symptom == root.symptom and host in about[id(h)]]
-        evidence = _first(own, 1) + _first(pointer_hits.get(host, []), 2)
-        disruption.culprits.append(_culprit(host, evidence, disruption.pointers, topology))
+        pointer_hits = [p.hit for p in pointed.get(host, [])]
+        evidence = _first(own.get(host, []), 1) + _first(pointer_hits, 2)
+        disruption.culprits.append(_culprit(host, evidence, pointed, topology))
 
 
 def _set_common(
@@ -411,16 +405,15 @@ def _set_inconclusive(
     disruption.confidence = "low"
     top = max(votes.values(), default=0.0)
     chosen = [host for host, weight in votes.items() if weight == top and top > 0]
-    pointer_hits: dict[str, list[Hit]] = {}
-    for pointer in disruption.pointers:
-        pointer_hits.setdefault(pointer.host, []).append(pointer.hit)
+    by_host = _by_host(disruption.pointers)
     disruption.culprits = [
-        _culprit(host, _first(pointer_hits[host], 3), disruption.pointers, topology)
+        _culprit(host, _first([p.hit for p in by_host[host]], 3), by_host, topology)
         for host in chosen
     ]
-    on_pointed = [h for h in window if h.role == SYMPTOM and h.host in chosen]
+    pointed = set(chosen)
+    on_pointed = [h for h in window if h.role == SYMPTOM and h.host in pointed]
     symptom_hits = on_pointed or [h for h in disruption.seeds if h.role == SYMPTOM]
-    pointing = [p.hit for p in disruption.pointers if p.host in chosen]
+    pointing = [p.hit for p in disruption.pointers if p.host in pointed]
     best = (symptom_hits or pointing or disruption.seeds)[0]
     if not symptom_hits and pointing:
         best = Counter(h.symptom for h in pointing).most_common(1)[0][0]

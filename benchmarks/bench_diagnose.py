@@ -1,0 +1,168 @@
+"""Benchmark: `mlwiki troubleshoot`'s diagnosis against a bare `json.load` of the same bundle.
+
+Three incidents, each a 256-host JobSet (64 slices × 4 hosts) written as one JSON array the way
+`gcloud logging read --format=json` prints it (newest first):
+- `quiet N`: one host OOM-killed, the 255 others print one heartbeat cascade each, the JobSet
+  restarts; step lines pad the bundle to N entries (the default series is 25k → 400k);
+- `noisy`: one host's runtime HBM OOM (`Error allocating device buffer`), then every survivor
+  prints its cascade lines and ~150 abort and stack lines (SIGABRT banners and LOG(FATAL) lines
+  of every thread, which match the root-role `process-abort` page, and stack frames that match
+  nothing): ~60k entries of which ~26k match. The right answer is `hbm-oom-runtime` on the
+  one host.
+Each measurement runs in its own subprocess so that peaks are separate (ru_maxrss), and the
+baseline (`json.load`) is measured in the same run, before each diagnosis, so the ratios hold
+on a loaded machine. With `--repeat K` every pair is measured K times and the spread is shown.
+
+Usage: `python benchmarks/bench_diagnose.py [--repeat K] [quiet N … | noisy | growth]`
+(default: noisy, quiet 100000 and the growth series 25000 50000 100000 200000 400000).
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from tests.scenarios import Run, loud_hbm_oom  # noqa: E402
+
+WORKLOAD = "bench-run"
+MEASURE = """
+import resource, sys, time
+start = time.perf_counter()
+{body}
+elapsed = time.perf_counter() - start
+print(elapsed, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)
+"""
+LOAD = "import json\njson.load(open(sys.argv[1]))"
+DIAGNOSE = (
+    "from mlwiki.diagnose import diagnose\n"
+    "from pathlib import Path\nfrom mlwiki.wiki import load_wiki\n"
+    f"result = diagnose({WORKLOAD!r}, bundle=sys.argv[1], "
+    f"wiki=load_wiki(Path({str(REPO / '_wiki')!r})))\n"
+    "f = result.findings\n"
+    "assert f['status'] == 'diagnosed', f['summary']\n"
+    "assert f['root_cause']['symptom'] == sys.argv[2], f['root_cause']\n"
+    "assert [c['host'] for c in f['culprit_hosts']] == [sys.argv[3]], f['culprit_hosts']\n"
+)
+THREADS = 50  # threads of a dying survivor, each printing a banner, a fatal line and a frame
+
+
+def _write(run: Run, path: Path) -> None:
+    path.write_text(
+        json.dumps(sorted(run.entries, key=lambda e: e["timestamp"], reverse=True), indent=2)
+    )
+
+
+def make_quiet(path: Path, entries: int) -> tuple[str, str]:
+    """One host OOM-killed, cascades on the 255 others, padded with step lines to `entries`."""
+    run = Run(WORKLOAD, 64, 4, seed=256, step_period=10)
+    run.start_attempt(0)
+    rounds = max(1, (entries - 4 * 256) // 256)
+    end = 10 + rounds * run.step_period
+    run.train(10, end)
+    culprit = run.pods[(17, 2)]
+    run.node_event(
+        culprit.node,
+        end + 5,
+        "OOMKilling",
+        "Memory cgroup out of memory: Killed process 4242 (python3) total-vm:104857600kB, "
+        "anon-rss:99857600kB",
+    )
+    run.kill(culprit, end + 5)
+    run.cascade(culprit, end + 100)
+    _write(run, path)
+    return "host-oom-killed", culprit.node
+
+
+def make_noisy(path: Path, entries: int = 60_000) -> tuple[str, str]:
+    """One host's runtime HBM OOM; every survivor dies loudly (cascade, then ~150 abort lines)."""
+    noise = 255 * 3 * THREADS
+    rounds = max(1, (entries - noise - 4 * 256) // 256)
+    run, culprit = loud_hbm_oom(WORKLOAD, 64, 4, threads=THREADS, rounds=rounds)
+    _write(run, path)
+    return "hbm-oom-runtime", culprit.node
+
+
+def measure(body: str, *args: str) -> tuple[float, int]:
+    command = [sys.executable, "-c", MEASURE.format(body=body), *args]
+    out = subprocess.run(command, capture_output=True, text=True, cwd=REPO, check=False)
+    if out.returncode:
+        raise SystemExit(f"measurement failed:\n{out.stderr}")
+    fields = out.stdout.split()
+    return float(fields[-2]), int(fields[-1])
+
+
+def _spread(values: list[float]) -> str:
+    middle = statistics.median(values)
+    if len(values) == 1:
+        return f"{middle:.2f}"
+    return f"{middle:.2f} ({min(values):.2f}–{max(values):.2f})"
+
+
+def bench(kind: str, size: int, folder: Path, repeat: int) -> None:
+    bundle = Path(folder) / f"{kind}-{size}.json"
+    # Generated in a child process: a child's ru_maxrss starts from its parent's peak.
+    made = subprocess.run(
+        [sys.executable, __file__, "--make", kind, str(bundle), str(size)],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    symptom, host = made.stdout.split()
+    count = len(json.loads(bundle.read_bytes()))
+    megabytes = bundle.stat().st_size / 1e6
+    loads, diags, ratios, memory = [], [], [], []
+    for _ in range(repeat):
+        load_s, _load_mem = measure(LOAD, str(bundle))
+        diag_s, diag_mem = measure(DIAGNOSE, str(bundle), symptom, host)
+        loads.append(load_s)
+        diags.append(diag_s)
+        ratios.append(diag_s / load_s)
+        memory.append(diag_mem / 1e6 / megabytes)
+    print(
+        f"{kind:>6} {count:>8} {megabytes:>7.1f} {_spread(loads):>18} {_spread(diags):>20} "
+        f"{_spread(ratios):>20} {_spread(memory):>18}",
+        flush=True,
+    )
+    bundle.unlink()
+
+
+def main(argv: list[str]) -> None:
+    repeat = 1
+    if argv[:1] == ["--repeat"]:
+        repeat, argv = int(argv[1]), argv[2:]
+    plan: list[tuple[str, int]] = []
+    words = list(argv) or ["noisy", "quiet", "100000", "growth"]
+    while words:
+        word = words.pop(0)
+        if word == "noisy":
+            plan.append(("noisy", 60_000))
+        elif word == "growth":
+            plan += [("quiet", n) for n in (25_000, 50_000, 100_000, 200_000, 400_000)]
+        elif word == "quiet":
+            while words and words[0].isdigit():
+                plan.append(("quiet", int(words.pop(0))))
+        else:
+            raise SystemExit(f"unknown benchmark {word!r} (noisy, quiet N…, growth)")
+    print(
+        f"{'bundle':>6} {'entries':>8} {'MB':>7} {'json.load s':>18} {'diagnose s':>20} "
+        f"{'time ×':>20} {'peak/file':>18}"
+    )
+    with tempfile.TemporaryDirectory() as folder:
+        for kind, size in plan:
+            bench(kind, size, Path(folder), repeat)
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["--make"]:
+        kind, target, size = sys.argv[2], Path(sys.argv[3]), int(sys.argv[4])
+        made = make_noisy(target, size) if kind == "noisy" else make_quiet(target, size)
+        print(*made)
+    else:
+        main(sys.argv[1:])
