@@ -65,3 +65,4 @@ def _isolated_state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
     monkeypatch.setenv("KUBECACHEDIR", str(tmp_path / "kubecache"))
     monkeypatch.delenv("MLWIKI_WIKI", raising=False)
+    monkeypatch.delenv("MLWIKI_MONITORING_ENDPOINT", raising=False)

@@ -103,6 +103,10 @@ def test_every_wiki_action_renders(action_id: str) -> None:
     if doc.kind == "log_query":
         compile_filter(rendered, action_id)
         assert len(rendered) <= 20000
+    elif doc.kind == "metric_query":
+        from mlwiki.metrics.filter import compile_filter as compile_metric_filter
+
+        assert compile_metric_filter(rendered, action_id).metric_type.startswith("kubernetes.io/")
     else:
         assert rendered[0] == doc.kind and all(isinstance(arg, str) for arg in rendered)
 

@@ -29,6 +29,7 @@ def test_index_lists_everything_once_in_fixed_sections(tmp_path: Path) -> None:
             "concepts/demo-concept.md",
             "symptoms/demo-failure.md",
             "actions/cordon-node.json",
+            "actions/demo-duty-cycle.json",
             "actions/find-demo-failure.json",
             "actions/kubectl-get-node.json",
             "workflows/verify-demo-failure.json",

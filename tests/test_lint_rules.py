@@ -162,6 +162,46 @@ CASES = [
         lambda w: w.edit_json(WORKFLOW, lambda d: d.update(symptom="no-such-symptom")),
     ),
     Case(
+        "E411",
+        "actions/demo-duty-cycle.json",
+        _action("demo-duty-cycle", lambda d: d.update(filter="{{ workload_pods(workload) }}")),
+    ),
+    Case(
+        "E411",
+        "actions/demo-duty-cycle.json",
+        _action(
+            "demo-duty-cycle",
+            lambda d: d.update(
+                filter=d["filter"] + ' OR resource.labels.container_name = "sidecar"'
+            ),
+        ),
+    ),
+    Case(
+        "E412",
+        "actions/demo-duty-cycle.json",
+        _action("demo-duty-cycle", lambda d: d["aggregation"].update(alignment_period="30s")),
+    ),
+    Case(
+        "E412",
+        "actions/demo-duty-cycle.json",
+        _action(
+            "demo-duty-cycle", lambda d: d["aggregation"].update(per_series_aligner="ALIGN_NONE")
+        ),
+    ),
+    Case(
+        "E413",
+        "actions/demo-duty-cycle.json",
+        _action("demo-duty-cycle", lambda d: d["params"].pop("start")),
+    ),
+    Case(
+        "W403",
+        "actions/demo-duty-cycle.json",
+        _action(
+            "demo-duty-cycle",
+            lambda d: d.update(filter=d["filter"] + ' AND metric.labels.model = "tpu-v5p"'),
+        ),
+    ),
+    Case(
         "W401",
         "actions/unused.json",
         lambda w: w.write_json(

@@ -43,6 +43,10 @@ def handle(args: argparse.Namespace) -> int:
     run = setup(args)
     action = run.wiki.action(args.action_id)
     values = resolve_action_params(action, run.params, run.context)
+    if action.kind == "metric_query" and run.metrics is None and not args.dry_run:
+        raise BadInput(
+            f"--bundle or --project: action {action.id} is a metric query; say where the metrics are"
+        )
     if action.kind == "log_query" and run.session is None and not args.dry_run:
         # A forgotten source is the caller's input to fix (exit 2), not a failed action (exit 1).
         raise BadInput(
@@ -51,13 +55,15 @@ def handle(args: argparse.Namespace) -> int:
     gate = ApprovalGate(
         frozenset({action.id}) if args.approve else frozenset(), stdio_is_interactive()
     )
-    executor = Executor(run.wiki, run.session, run.runner, gate, AuditLog(), args.dry_run)
+    executor = Executor(
+        run.wiki, run.session, run.runner, gate, AuditLog(), args.dry_run, run.metrics
+    )
     result = executor.run(action, values)
     data = result.to_dict()
     source = run.report()
     if source:
         data["source"] = source
-    _print(args.format, data, result)
+    _print(args.format, data, result, run.metrics)
     if result.status == "awaiting_approval":
         from mlwiki.engine.options import shown
 
@@ -71,7 +77,7 @@ def handle(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _print(format_: str, data: dict[str, Any], result: Any) -> None:
+def _print(format_: str, data: dict[str, Any], result: Any, metrics: Any = None) -> None:
     from mlwiki.engine.options import printable, shown
     from mlwiki.logs.entry import entry_host, entry_text
     from mlwiki.output import emit_json
@@ -80,7 +86,7 @@ def _print(format_: str, data: dict[str, Any], result: Any) -> None:
         emit_json(data)
         return
     out = sys.stdout
-    label = "filter" if result.kind == "log_query" else "command"
+    label = "filter" if result.kind in ("log_query", "metric_query") else "command"
     print(f"{result.action} [{result.status}] {label}: {shown(result.rendered)}", file=out)
     if result.kind == "log_query" and result.status == "ok":
         for entry in result.entries:
@@ -89,5 +95,14 @@ def _print(format_: str, data: dict[str, Any], result: Any) -> None:
             print(f"{entry.get('timestamp')} {printable(host)} {text[:200]}", file=out)
         partial = f" (partial: {result.reason})" if result.partial else ""
         print(f"{len(result.entries)} entries{partial}", file=out)
-    elif result.status in ("ok", "failed") and result.kind != "log_query":
+    elif result.kind == "metric_query" and result.status == "ok":
+        from mlwiki.metrics.report import host_strip_lines
+
+        pod_nodes = getattr(metrics, "pod_nodes", None)
+        lines = host_strip_lines(result.series, pod_nodes=pod_nodes, threshold=result.threshold)
+        for line in lines:
+            print(printable(line), file=out)
+        partial = f" (partial: {result.reason})" if result.partial else ""
+        print(f"{result.outputs.get('count')} series{partial}", file=out)
+    elif result.status in ("ok", "failed") and result.kind not in ("log_query", "metric_query"):
         out.write(printable(result.outputs.get("stdout", "")))

@@ -57,6 +57,7 @@ def handle(args: argparse.Namespace) -> int:
         gate=gate,
         dry_run=args.dry_run,
         runner=run.runner,
+        metrics=run.metrics,
     )
     data = result.to_dict(with_entries=not args.no_entries)
     source = run.report()

@@ -5,6 +5,12 @@
   `pods`, `first_timestamp`, `last_timestamp`, `first_host`, `first_text`, and one list per
   `extract` name (every match of its one RE2 group over each entry's message text, first-seen
   order, without repeats).
+- `metric_query`: the rendered Cloud Monitoring filter, the action's `aggregation` and the run's
+  window (`start`/`end`) go to the run's metric source (`mlwiki.metrics.source`: a bundle's
+  `metrics/` or Cloud Monitoring); the outputs are those of `mlwiki.metrics.summary` (`count`,
+  `min`, `max`, `last`, `flat_since`, `low_since`, `low_hosts`, `high_hosts`, `by_host`, …) over
+  the returned series, judged against the action's `threshold` and `tolerance`. No metric source,
+  or a source that could not answer fully, makes the result partial with the reason.
 - `kubectl` / `gcloud`: the rendered argument list runs through a `CommandRunner` (the real
   program on PATH by default; a bundle's recordings offline); outputs `exit_code`, `stdout`,
   `stderr`, `json` (parsed stdout, or None), `items_count` (len of `json.items` when present).
@@ -29,7 +35,7 @@ import re2
 from mlwiki.engine import params as param_types
 from mlwiki.engine.approval import Approval, ApprovalGate, ApprovalRequest
 from mlwiki.engine.audit import AuditLog, AuditLogError, output_digest
-from mlwiki.engine.render import render_command, render_filter
+from mlwiki.engine.render import render_command, render_filter, render_metric_filter
 from mlwiki.errors import BadInput
 from mlwiki.kube import CommandResult, CommandRunner, RecordedRunner, run_command
 from mlwiki.logs.entry import entry_host, entry_pod, entry_text
@@ -38,6 +44,7 @@ from mlwiki.wiki import Action, Wiki
 
 # Parameters the run context fills when an action declares them and the caller left them out.
 CONTEXT_PARAMS = ("project", "start", "end", "workload")
+FILTER_KINDS = ("log_query", "metric_query")
 DEFAULT_TIMEOUT = 120
 
 
@@ -87,6 +94,9 @@ class ActionResult:
     mutating: bool = False
     approval: Optional[Approval] = None
     risk: str = ""
+    series: list[dict[str, Any]] = field(default_factory=list)  # metric_query: REST JSON
+    aggregation: Optional[dict[str, Any]] = None
+    threshold: float = 0.0  # metric_query: what counts as low
 
     def to_dict(self, with_entries: bool = True) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -96,7 +106,14 @@ class ActionResult:
             "params": self.params,
             "mutating": self.mutating,
         }
-        data["filter" if self.kind == "log_query" else "command"] = self.rendered
+        data["filter" if self.kind in FILTER_KINDS else "command"] = self.rendered
+        if self.kind == "metric_query":
+            data["aggregation"] = self.aggregation
+        if self.kind == "metric_query" and self.status == "ok":
+            if with_entries:
+                data["series"] = self.series
+            data["partial"] = self.partial
+            data["reason"] = self.reason
         if self.kind == "log_query" and self.status == "ok":
             if with_entries:
                 data["entries"] = self.entries
@@ -126,6 +143,8 @@ def resolve_action_params(
 def render(action: Action, values: Mapping[str, Any], wiki: Wiki) -> Union[list[str], str]:
     if action.kind == "log_query":
         return render_filter(action, values, wiki)
+    if action.kind == "metric_query":
+        return render_metric_filter(action, values)
     if action.kind in ("kubectl", "gcloud"):
         return render_command(action, values)
     raise BadInput(f"action {action.id}: unknown kind {action.kind!r}")
@@ -193,6 +212,7 @@ class Executor:
     gate: ApprovalGate = field(default_factory=ApprovalGate)
     audit: AuditLog = field(default_factory=AuditLog)
     dry_run: bool = False
+    metrics: Optional[Any] = None  # a mlwiki.metrics.source.MetricSource
     _audit_warned: bool = False
 
     @property
@@ -227,6 +247,8 @@ class Executor:
             return result
         if action.kind == "log_query":
             self._query(result)
+        elif action.kind == "metric_query":
+            self._metric_query(action, result)
         else:
             self._command(action, result)
         self._audit({**record, **self._run_fields(result)}, sync=result.mutating)
@@ -280,6 +302,39 @@ class Executor:
         result.outputs = log_outputs(self.wiki.actions[result.action], result.entries)
         result.status = "ok"
 
+    def _metric_query(self, action: Action, result: ActionResult) -> None:
+        assert isinstance(result.rendered, str)
+        from mlwiki.metrics.aggregate import Aggregation
+        from mlwiki.metrics.filter import compile_filter
+        from mlwiki.metrics.series import response_json
+        from mlwiki.metrics.summary import node_or_pod, summarize
+        from mlwiki.timewindow import Window, parse_timestamp
+
+        where = f"action {action.id}"
+        compile_filter(result.rendered, f"{where}: filter")
+        aggregation = Aggregation.from_spec(action.data.get("aggregation"), f"{where}: aggregation")
+        result.aggregation = aggregation.to_spec()
+        start, end = result.params.get("start"), result.params.get("end")
+        if not start or not end:
+            raise BadInput(f"{where}: a metric query needs its window: params start and end")
+        window = Window(parse_timestamp(str(start), "start"), parse_timestamp(str(end), "end"))
+        if self.metrics is None:
+            result.status = "failed"
+            result.error = "a metric query needs metrics: give --bundle PATH or --project P"
+            return
+        found = self.metrics.query(result.rendered, aggregation, window)
+        result.series = response_json(found.series)["timeSeries"]
+        result.partial, result.reason = found.partial, found.reason
+        result.threshold = float(action.data.get("threshold", 0))
+        result.outputs = summarize(
+            found.series,
+            threshold=result.threshold,
+            tolerance=float(action.data.get("tolerance", 0)),
+            host_of=node_or_pod(getattr(self.metrics, "pod_nodes", None)),
+        )
+        result.outputs["partial"] = found.partial
+        result.status = "ok"
+
     def _command(self, action: Action, result: ActionResult) -> None:
         assert isinstance(result.rendered, list)
         runner = self.runner or run_command
@@ -301,6 +356,8 @@ class Executor:
 
     def _run_fields(self, result: ActionResult) -> dict[str, Any]:
         output: Any = result.entries if result.kind == "log_query" else result.outputs.get("stdout")
+        if result.kind == "metric_query":
+            output = result.series
         return {
             "event": "run",
             "rendered": result.rendered,
@@ -337,6 +394,7 @@ def run_action(
     dry_run: bool = False,
     runner: Optional[CommandRunner] = None,
     audit: Optional[AuditLog] = None,
+    metrics: Optional[Any] = None,
 ) -> ActionResult:
     """Run one action by id (the library form of `mlwiki action`).
 
@@ -353,5 +411,6 @@ def run_action(
         gate or ApprovalGate(),
         audit or AuditLog(),
         dry_run,
+        metrics,
     )
     return executor.run(action, values)

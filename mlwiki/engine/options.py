@@ -8,6 +8,11 @@ Log data for a run:
 - `--project P`: Cloud Logging, fetched on the first log query only (a kubectl-only run makes no
   Logging call); the window is `--start/--end/--since` (default: the last 24 hours) and the
   workload is the `workload` parameter.
+
+Metrics for a run's `metric_query` steps come from the same place: the bundle's `metrics/`
+folder (`mlwiki.metrics.source.BundleMetrics`; pods are mapped to their nodes through the
+bundle's log entries), or Cloud Monitoring of `--project` (`CloudMetrics`, no call until the
+first metric query).
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from __future__ import annotations
 import argparse
 import re
 import shlex
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Optional
@@ -87,6 +93,7 @@ class RunSetup:
     context: RunContext
     session: Optional[LazySession]
     runner: Any  # a CommandRunner, or None for the real programs
+    metrics: Any = None  # a mlwiki.metrics.source.MetricSource, or None
 
     def report(self) -> Optional[dict[str, Any]]:
         if self.session is None or not self.session.opened:
@@ -108,6 +115,7 @@ def setup(args: argparse.Namespace) -> RunSetup:
     from mlwiki.engine.params import ParamSpec, parse_param_args, validate
     from mlwiki.kube import RecordedRunner
     from mlwiki.logs.session import LogSession
+    from mlwiki.metrics.source import BundleMetrics, CloudMetrics
     from mlwiki.timewindow import format_timestamp, resolve_window
     from mlwiki.wiki import find_wiki_root, load_wiki
 
@@ -124,6 +132,7 @@ def setup(args: argparse.Namespace) -> RunSetup:
         if window is None:
             window = _bundle_span(session.session)
         runner: Any = RecordedRunner(bundle)
+        metrics: Any = BundleMetrics(bundle, pod_nodes=LazyPodNodes(session))
     elif args.project:
         online = window or resolve_window()
         window = online
@@ -137,15 +146,45 @@ def setup(args: argparse.Namespace) -> RunSetup:
             return LogSession.from_cloud(project, online, workload)
 
         session, runner = LazySession(open_cloud), None
+        metrics = CloudMetrics(project)
     else:
-        session, runner = None, None
+        session, runner, metrics = None, None, None
     context = RunContext(
         project=args.project,
         start=format_timestamp(window.start) if window else None,
         end=format_timestamp(window.end) if window else None,
         workload=params.get("workload"),
     )
-    return RunSetup(wiki, params, context, session, runner)
+    return RunSetup(wiki, params, context, session, runner, metrics)
+
+
+@dataclass
+class LazyPodNodes(Mapping):  # type: ignore[type-arg]
+    """pod → node from the bundle's log entries, read only when a metric query needs it."""
+
+    session: LazySession
+    _map: Optional[dict[str, str]] = field(default=None, init=False)
+
+    def _pods(self) -> dict[str, str]:
+        if self._map is None:
+            from mlwiki.logs.entry import entry_host, entry_pod
+
+            found: dict[str, str] = {}
+            for entry in self.session.session.entries():
+                pod, host = entry_pod(entry), entry_host(entry)
+                if pod and host:
+                    found.setdefault(pod, host)
+            self._map = found
+        return self._map
+
+    def __getitem__(self, key: str) -> str:
+        return self._pods()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._pods())
+
+    def __len__(self) -> int:
+        return len(self._pods())
 
 
 def _bundle_span(session: LogSession) -> Optional[Window]:

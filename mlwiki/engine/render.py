@@ -27,6 +27,13 @@ so a template never writes quotes around a value. Helper functions build whole c
   page's examples shaped like a messageId (`scale.up.error.out.of.resources`) is also matched
   against the paths where GKE's autoscaler visibility logs put them (`AUTOSCALER_MESSAGE_ID_FIELDS`).
   Other signatures leave those paths out, which keeps filters far below the 20,000-character limit.
+
+Metric filters (`metric_query`, the Cloud Monitoring filter language) quote values by the same
+rule and have their own helpers:
+
+- `workload_pods(workload)`: `resource.labels.pod_name = starts_with("WORKLOAD-")`.
+- `any_of(field, values)`: `FIELD = one_of("a", "b")` from a comma-separated value (a step can
+  pass `{{ steps.find.outputs.hosts | join(',') }}`); at most `MAX_ANY_OF` values.
 """
 
 from __future__ import annotations
@@ -245,6 +252,38 @@ def _kubectl_scope_flags(template: list[str], values: Mapping[str, Any]) -> list
         if not placed and values.get(name):
             flags.append(f"{flag}={values[name]}")
     return flags
+
+
+MAX_ANY_OF = 100
+_METRIC_FIELD = re.compile(
+    r"(metric|resource)\.labels?\.[a-z][a-z0-9_]*|metadata\.system_labels\.[a-z][a-z0-9_]*"
+)
+
+
+def workload_pods(workload: str) -> QueryFragment:
+    """The workload's pods in a metric filter: pod names start with `WORKLOAD-`."""
+    return QueryFragment(f"resource.labels.pod_name = starts_with({_quote(f'{workload}-')})")
+
+
+def any_of(field: str, values: Any) -> QueryFragment:
+    """`FIELD = one_of(...)` for a comma-separated list of values (each quoted)."""
+    if not isinstance(field, str) or not _METRIC_FIELD.fullmatch(field):
+        raise BadInput(
+            f"any_of({field!r}, …): the first argument is a label field like resource.labels.node_name"
+        )
+    items = [v.strip() for v in str(values).split(",") if v.strip()]
+    if not items:
+        raise BadInput(f"any_of({field}, …): no values")
+    if len(items) > MAX_ANY_OF:
+        raise BadInput(f"any_of({field}, …): {len(items)} values; at most {MAX_ANY_OF}")
+    return QueryFragment(f"{field} = one_of({', '.join(_quote(v) for v in items)})")
+
+
+def render_metric_filter(action: Action, values: Mapping[str, Any]) -> str:
+    """The Monitoring filter of a metric_query action, every value quoted as a filter string."""
+    functions = {"workload_pods": workload_pods, "any_of": any_of}
+    where = f"action {action.id}: filter"
+    return _render(filter_environment(), action.filter or "", values, where, functions)
 
 
 def render_filter(action: Action, values: Mapping[str, Any], wiki: Wiki) -> str:

@@ -33,6 +33,7 @@ from typing import Any, Callable, Optional, Union
 from mlwiki.engine import params as param_types
 from mlwiki.engine.actions import (
     CONTEXT_PARAMS,
+    FILTER_KINDS,
     Executor,
     LogSource,
     RunContext,
@@ -85,11 +86,11 @@ class StepRun:
             "kind": self.kind,
             "status": self.status,
             "params": self.params,
-            ("filter" if self.kind == "log_query" else "command"): self.rendered,
+            ("filter" if self.kind in FILTER_KINDS else "command"): self.rendered,
             "outputs": self.outputs,
             "mutating": self.mutating,
         }
-        if self.kind == "log_query" and self.status == "ok":
+        if self.kind in FILTER_KINDS and self.status == "ok":
             data["partial"] = self.partial
         for name in ("error", "note"):
             if getattr(self, name):
@@ -383,11 +384,13 @@ def run_workflow(
     dry_run: bool = False,
     runner: Optional[CommandRunner] = None,
     audit: Optional[AuditLog] = None,
+    metrics: Optional[Any] = None,
 ) -> WorkflowRun:
     """Run workflow `workflow_id` (see the module docstring); raises BadInput on bad params.
 
     `approvals` are step ids approved by flag (each must name a step); `gate` replaces them when
-    an interactive prompt is wanted. `session` answers log queries; `runner` runs commands (default:
+    an interactive prompt is wanted. `session` answers log queries; `metrics` (a
+    `mlwiki.metrics.source.MetricSource`) answers metric queries; `runner` runs commands (default:
     the real kubectl/gcloud; `mlwiki.kube.RecordedRunner(bundle)` for offline bundles).
     """
     workflow = wiki.workflow(workflow_id)
@@ -416,7 +419,7 @@ def run_workflow(
             )
     if gate is None:
         gate = ApprovalGate(frozenset(approved))
-    executor = Executor(wiki, session, runner, gate, audit or AuditLog(), dry_run)
+    executor = Executor(wiki, session, runner, gate, audit or AuditLog(), dry_run, metrics)
     result = WorkflowRun(workflow.id, workflow.symptom, dict(values), dry_run=dry_run)
     state = _Run(wiki, workflow, executor, context, result)
     for step in workflow.steps:

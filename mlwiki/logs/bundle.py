@@ -1,6 +1,7 @@
 """Offline bundles: log entries as `gcloud logging read --format=json` writes them, streamed.
 
-A bundle is a file or a directory. Files hold a JSON array of LogEntry objects or one entry per line
+A bundle is a file or a directory (its `kubectl/` and `metrics/` folders hold recorded command
+outputs and Cloud Monitoring series, not log entries). Files hold a JSON array of LogEntry objects or one entry per line
 (JSONL), optionally gzip-compressed. Entries are yielded one at a time so that a bundle larger than
 memory still works: a JSON array is decoded object by object from a sliding buffer.
 `load_bundle` fills an `EntryStore` from a bundle, keeping only the entries inside a time window.
@@ -24,6 +25,7 @@ LOG_SUFFIXES = (".json", ".jsonl", ".ndjson")
 # Files that may sit beside the logs in a bundle or a scenario folder and are not log entries.
 NOT_LOGS = {"expected.json", "findings.json", "manifest.json", "metadata.json", "scenario.json"}
 KUBECTL_DIR = "kubectl"
+METRICS_DIR = "metrics"  # Cloud Monitoring time series (mlwiki.metrics.source), not log entries
 _CHUNK = 1 << 20
 _WHITESPACE = " \t\r\n"
 
@@ -37,7 +39,8 @@ def bundle_files(path: Path) -> list[Path]:
     files = []
     for candidate in sorted(path.rglob("*")):
         relative = candidate.relative_to(path)
-        if KUBECTL_DIR in relative.parts[:-1] or candidate.name in NOT_LOGS:
+        folders = relative.parts[:-1]
+        if KUBECTL_DIR in folders or METRICS_DIR in folders or candidate.name in NOT_LOGS:
             continue
         name = candidate.name[:-3] if candidate.name.endswith(".gz") else candidate.name
         if candidate.is_file() and name.endswith(LOG_SUFFIXES):

@@ -106,6 +106,27 @@ ACTIONS: dict[str, dict[str, Any]] = {
         "extract": {"task": "task ([0-9]+)"},
         "symptoms": ["demo-failure"],
     },
+    "demo-duty-cycle": {
+        "id": "demo-duty-cycle",
+        "title": "Demo TPU duty cycle",
+        "kind": "metric_query",
+        "description": "The TPU duty cycle of the workload's pods, per pod.",
+        "params": {
+            "workload": {"type": "k8s_name", "required": True, "description": "JobSet name"},
+            "start": {"type": "timestamp", "required": True, "description": "window start"},
+            "end": {"type": "timestamp", "required": True, "description": "window end"},
+        },
+        "filter": 'metric.type = "kubernetes.io/container/accelerator/duty_cycle" AND '
+        "{{ workload_pods(workload) }}",
+        "aggregation": {
+            "alignment_period": "60s",
+            "per_series_aligner": "ALIGN_MEAN",
+            "cross_series_reducer": "REDUCE_MEAN",
+            "group_by_fields": ["resource.label.pod_name"],
+        },
+        "threshold": 1,
+        "symptoms": ["demo-failure"],
+    },
     "kubectl-get-node": {
         "id": "kubectl-get-node",
         "title": "Get a node",
@@ -153,6 +174,7 @@ WORKFLOW: dict[str, Any] = {
             "with": {"node": "{{ steps.find.outputs.first_host }}"},
             "outputs": {"ready": "result.json is not none"},
         },
+        {"id": "duty", "uses": "demo-duty-cycle", "continue_on_error": True},
     ],
     "conclusions": [
         {

@@ -27,6 +27,35 @@ LOG_QUERY_OUTPUTS = frozenset(
     {"count", "hosts", "pods", "first_timestamp", "last_timestamp", "first_host", "first_text"}
 )
 COMMAND_OUTPUTS = frozenset({"exit_code", "stdout", "json", "items_count"})
+METRIC_QUERY_OUTPUTS = frozenset(
+    {
+        "count",
+        "points",
+        "min",
+        "max",
+        "mean",
+        "max_host",
+        "max_timestamp",
+        "min_host",
+        "min_timestamp",
+        "last",
+        "last_min",
+        "first_timestamp",
+        "last_timestamp",
+        "flat_since",
+        "flat_minutes",
+        "low_since",
+        "low_minutes",
+        "low_hosts",
+        "first_low_host",
+        "first_low_since",
+        "high_hosts",
+        "hosts",
+        "pods",
+        "by_host",
+        "partial",
+    }
+)
 STEP_FIELDS = frozenset({"status", "outputs"})
 
 
@@ -113,6 +142,8 @@ def _step_outputs(ctx: LintContext, workflow: Workflow) -> dict[str, frozenset[s
                 names |= LOG_QUERY_OUTPUTS
                 extract = action.data.get("extract")
                 names |= set(extract) if isinstance(extract, dict) else set()
+            elif action.kind == "metric_query":
+                names |= METRIC_QUERY_OUTPUTS
             else:
                 names |= COMMAND_OUTPUTS
         own = step.get("outputs")

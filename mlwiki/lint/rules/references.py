@@ -17,8 +17,9 @@ from mlwiki.wiki import Action, Symptom, Workflow
 # Params the runner fills from the run's context (workload, project, time window) when an action
 # declares them and the step does not pass them; any other required param must be in `with`.
 CONTEXT_PARAMS = frozenset({"start", "end", "project", "workload"})
-# Functions the engine provides to action filters.
+# Functions the engine provides to action filters (log queries, metric queries).
 FILTER_HELPERS = frozenset({"workload_selector", "time_window", "symptom_match"})
+METRIC_FILTER_HELPERS = frozenset({"workload_pods", "any_of"})
 
 
 def _action_templates(action: Action) -> Iterator[tuple[str, str]]:
@@ -86,7 +87,8 @@ def action_template(ctx: LintContext, action: Action) -> Iterator[Finding]:
         except TemplateProblem as problem:
             yield Finding(action.path, action.line_of(where.split("[")[0]), f"{where}: {problem}")
             continue
-        unknown = free_names(tree) - declared - FILTER_HELPERS - set(environment().globals)
+        helpers = METRIC_FILTER_HELPERS if action.kind == "metric_query" else FILTER_HELPERS
+        unknown = free_names(tree) - declared - helpers - set(environment().globals)
         for name in sorted(unknown):
             yield Finding(
                 action.path,
