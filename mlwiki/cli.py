@@ -25,6 +25,7 @@ COMMANDS = {
     "dashboard": "dashboard",
     "eval": "eval",
     "snapshot": "snapshot",
+    "metrics": "metrics",
     "doctor": "doctor",
     "mcp": "mcp",
 }

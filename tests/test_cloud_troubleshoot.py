@@ -12,6 +12,7 @@ import pytest
 
 from tests.conftest import REPO_ROOT
 from tests.fakes.logging_server import FakeLoggingServer, serve_logging
+from tests.fakes.monitoring_server import serve_monitoring
 
 DEMO = REPO_ROOT / "_wiki" / "examples" / "llm-pretrain-oom"
 WORKLOAD = "llm-pretrain"
@@ -34,8 +35,10 @@ def logging_api(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeLoggingServer]:
     entries = _entries()
     for entry in entries:  # the API names the project the entries were read from
         entry["logName"] = entry["logName"].replace(entry["logName"].split("/")[1], PROJECT, 1)
-    with serve_logging(entries) as server:
+    with serve_logging(entries) as server, serve_monitoring() as monitoring:
         monkeypatch.setenv("MLWIKI_LOGGING_ENDPOINT", server.url)
+        # The diagnosis also reads Cloud Monitoring: a local server (with no series) answers.
+        monkeypatch.setenv("MLWIKI_MONITORING_ENDPOINT", monitoring.endpoint)
         yield server
 
 

@@ -14,10 +14,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     parser = subparsers.add_parser(
         "action",
-        help="run one action (a log query, kubectl or gcloud step)",
+        help="run one action (a log query, metric query, kubectl or gcloud step)",
         description=(
             "Run one action of the wiki (_wiki/actions/ID.json). A log query prints "
-            '{"entries": [...], "count": N, "partial": false, ...}; kubectl/gcloud print their '
+            '{"entries": [...], "count": N, "partial": false, ...}; a metric query (Cloud '
+            "Monitoring of --project, or the bundle's metrics/) prints its series, its outputs "
+            "(min, max, last, low_since, low_hosts, …) and partial (text: a per-host strip); "
+            "kubectl/gcloud print their "
             "exit code, stdout and parsed JSON. Values are validated by the action's parameter "
             "types and stay single arguments. A mutating action needs --approve (or a 'yes' at "
             "the prompt on a terminal) and is written to the audit log. Exit 0 ok, 1 the action "

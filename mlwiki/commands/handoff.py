@@ -121,9 +121,8 @@ def _diagnosed_inputs(
 
     if args.bundle is None and args.project is None:
         raise BadInput("--findings, --bundle or --project: say what to hand off")
-    result = analyse(
-        load_wiki(wiki_root), workload, collection_for(workload, args), project=args.project
-    )
+    collection = collection_for(workload, args)
+    result = analyse(load_wiki(wiki_root), workload, collection, project=args.project)
     keys = cited_keys(result.findings)
     entries = {keys[eid]: entry for eid, entry in result.cited_entries.items() if eid in keys}
     scan = result.scan
@@ -134,7 +133,19 @@ def _diagnosed_inputs(
         entries,
         query_entries=list(scan.entries) if scan else [],
         report_notes=healthy_notes(scan, result.disruptions) if scan else [],
+        metrics=_metrics_of(args.bundle, collection.metrics),
     )
+
+
+def _metrics_of(bundle: Any, source: Any) -> dict[str, Any]:
+    """What the handoff carries from Cloud Monitoring: the bundle's own `metrics/` files as they
+    are, else what the diagnosis fetched live."""
+    from mlwiki.metrics.source import metrics_folder, read_metrics_json
+
+    folder = metrics_folder(Path(bundle)) if bundle is not None else None
+    if folder is not None:
+        return read_metrics_json(folder)
+    return dict(getattr(source, "fetched", None) or {})
 
 
 def _inputs(args: argparse.Namespace, wiki_root: Path) -> Any:
@@ -156,7 +167,9 @@ def _inputs(args: argparse.Namespace, wiki_root: Path) -> Any:
             f"--project {args.project}: the findings are for {findings.get('project')!r}"
         )
     entries = find_cited_entries(findings, iter_bundle(args.bundle)) if args.bundle else {}
-    return HandoffInputs(workload, case_id, findings, entries)
+    return HandoffInputs(
+        workload, case_id, findings, entries, metrics=_metrics_of(args.bundle, None)
+    )
 
 
 def _print_update(update: Any, as_json: bool) -> None:

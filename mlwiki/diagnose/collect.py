@@ -33,6 +33,7 @@ class Collection:
     bundle: Optional[Path] = None
     # Bundle entries left out because they fall outside the window: (count, first, last time).
     outside: list[float] = field(default_factory=list)
+    metrics: Any = None  # mlwiki.metrics.source: the bundle's metrics/ or Cloud Monitoring
 
 
 def _window_bounds(window: Optional[Window]) -> Optional[tuple[float, float]]:
@@ -58,8 +59,18 @@ def from_bundle(path: Path | str, window: Optional[Window] = None) -> Collection
             if store.add(entry):
                 yield entry
 
+    from mlwiki.metrics.source import BundleMetrics
+
     return Collection(
-        entries(), store, [str(path)], bounds, False, [], bundle=Path(path), outside=outside
+        entries(),
+        store,
+        [str(path)],
+        bounds,
+        False,
+        [],
+        bundle=Path(path),
+        outside=outside,
+        metrics=BundleMetrics(Path(path)),
     )
 
 
@@ -79,6 +90,7 @@ def from_cloud(
     from mlwiki.errors import BadInput
     from mlwiki.logs.cloud import RequestBudget
     from mlwiki.logs.session import LogSession
+    from mlwiki.metrics.source import CloudMetrics
     from mlwiki.timewindow import resolve_window
 
     if not project:
@@ -102,6 +114,7 @@ def from_cloud(
         report.partial,
         list(report.reasons),
         session=session,
+        metrics=CloudMetrics(project),
     )
 
 

@@ -1,4 +1,5 @@
-"""One diagnosis, end to end: collect → match (one pass) → disruptions → triage → verify → findings."""
+"""One diagnosis, end to end: collect → match (one pass) → disruptions → triage → findings →
+metrics (`metric_evidence`: duty cycle where the logs are silent) → verify → report."""
 
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ from mlwiki.diagnose.continuation import lend_names
 from mlwiki.diagnose.disruptions import Disruption, find_disruptions, is_seed, stall_hit
 from mlwiki.diagnose.findings import Context, build_findings, ensure_valid
 from mlwiki.diagnose.match import Scan
+from mlwiki.diagnose.metric_evidence import amend as amend_with_metrics
+from mlwiki.diagnose.metric_evidence import read_duty
 from mlwiki.diagnose.report import render_report
 from mlwiki.diagnose.signatures import SignatureSet
 from mlwiki.diagnose.timeline import Timeline
@@ -83,8 +86,12 @@ def analyse(
         partial = True
     context = Context(workload, project, window, source.sources, partial, reasons)
     findings, evidence = build_findings(wiki, scan, disruptions, context, missing)
+    metrics = source.metrics
+    if metrics is not None:  # workflows' metric steps see the pods' nodes the logs name
+        metrics.pod_nodes = {p: i.node for p, i in topology.pods.items() if i.node}
+    amend_with_metrics(wiki, findings, read_duty(wiki, metrics, workload, window, topology))
     if verify and disruptions:
-        WorkflowVerifier(wiki, session_of(source), workload, project, source.bundle)(
+        WorkflowVerifier(wiki, session_of(source), workload, project, source.bundle, metrics)(
             findings, disruptions
         )
     findings["data"]["problems"] = scan.signatures.problems

@@ -95,6 +95,19 @@ def timeline(findings: dict[str, Any]) -> list[dict[str, Any]]:
     return hosts
 
 
+def duty_strip(rows: list[dict[str, Any]]) -> str:
+    """The duty-cycle rows (`findings.metrics.duty_cycle.rows`) as aligned text lines."""
+    from mlwiki.metrics.report import row_label
+
+    lines = []
+    for row in rows:
+        last = row.get("last")
+        low = f", idle since {row['low_since']}" if row.get("low_since") else ""
+        shown = "—" if last is None else f"{last:g}%"
+        lines.append(f"{row['strip']}  last {shown}{low}  {row_label(row)}")
+    return "\n".join(lines)
+
+
 def render_report(findings: dict[str, Any], healthy: list[str]) -> str:
     template = _environment().get_template("report.md.j2")
     evidence = {item["id"]: item for item in findings["evidence"]}
@@ -103,4 +116,5 @@ def render_report(findings: dict[str, Any], healthy: list[str]) -> str:
         evidence=evidence,
         timeline=timeline(findings),
         healthy=healthy,
+        duty_strip=duty_strip,
     )

@@ -2,7 +2,8 @@
 
 Problems found (each one line): the findings break the schema; a conclusion (root cause, culprit
 host, failure row) cites no evidence or an id that does not exist; an evidence item's entry
-(insertId AND timestamp) is not in the data; its quote is not in that entry's text.
+(insertId AND timestamp) is not in the data; its quote is not in that entry's text; a cited
+metric point is not in the series the metric source returns (`metric_verify`).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from mlwiki.diagnose.findings import validate_findings
+from mlwiki.diagnose.metric_verify import check_metric_evidence, metric_items
 from mlwiki.errors import BadInput
 from mlwiki.logs.bundle import iter_bundle
 from mlwiki.logs.entry import entry_text
@@ -61,7 +63,7 @@ def wanted_ids(findings: dict[str, Any]) -> set[str]:
     return {
         str(item.get("insertId"))
         for item in findings.get("evidence") or []
-        if isinstance(item, dict) and item.get("insertId")
+        if isinstance(item, dict) and item.get("insertId") and item.get("kind") != "metric"
     }
 
 
@@ -162,6 +164,8 @@ def check_findings(
         if isinstance(failure, dict):
             cited(f"failures[{number}] ({failure.get('symptom')})", failure.get("evidence"))
     for item in evidence:
+        if item.get("kind") == "metric":
+            continue  # checked against the metric source (check_metric_evidence)
         label = f"evidence {item.get('id')} (insertId {item.get('insertId')!r})"
         matches = [
             entry
@@ -204,6 +208,13 @@ def verify_findings(
         source = f"Cloud Logging projects/{project}"
     problems = check_findings(wiki, findings, found, source)
     problems.extend(f"lookup incomplete: {gap}" for gap in gaps)
+    if metric_items(findings):
+        from mlwiki.metrics.source import BundleMetrics, CloudMetrics
+
+        metrics: Any = BundleMetrics(path) if path is not None else CloudMetrics(str(project))
+        metric_problems, metric_gaps = check_metric_evidence(findings, metrics)
+        problems.extend(metric_problems)
+        problems.extend(f"lookup incomplete: {gap}" for gap in metric_gaps)
     return problems, source
 
 

@@ -28,6 +28,7 @@ class WorkflowVerifier:
     workload: str
     project: Optional[str]
     bundle: Optional[Path] = None
+    metrics: Any = None  # mlwiki.metrics.source: the diagnosis' own metric source
 
     def __call__(self, findings: dict[str, Any], disruptions: list[Disruption]) -> None:
         from mlwiki.engine.actions import RunContext
@@ -63,7 +64,13 @@ class WorkflowVerifier:
             }
             try:
                 run = run_workflow(
-                    self.wiki, page.workflow, params, self.session, context=context, runner=runner
+                    self.wiki,
+                    page.workflow,
+                    params,
+                    self.session,
+                    context=context,
+                    runner=runner,
+                    metrics=self.metrics,
                 )
             except MlwikiError as error:
                 record.update(verdict="error", summary=str(error), steps=[])

@@ -32,6 +32,7 @@ METADATA = "metadata.json"
 README = "README.md"
 MANIFEST = "manifest.json"
 RESPONSES = "responses/"
+METRICS_DIR = "metrics"  # Cloud Monitoring series the findings cite, as timeSeries.list returns
 # What the tool writes, in upload order; the manifest goes last so that a complete manifest in
 # the bucket means a complete upload.
 PACKAGE_FILES = (FINDINGS, REPORT, EVIDENCE, README, METADATA)
@@ -79,6 +80,8 @@ class HandoffInputs:
     entries: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
     query_entries: list[dict[str, Any]] = field(default_factory=list)
     report_notes: list[str] = field(default_factory=list)  # the diagnosis' notes for report.md
+    # Cloud Monitoring answers (name → {"timeSeries": [...]}), packaged as metrics/NAME.json.
+    metrics: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 @dataclass
@@ -88,6 +91,7 @@ class RedactedContent:
     findings_bytes: bytes
     report: str
     evidence_lines: list[bytes]
+    metrics: dict[str, bytes]
     redactions: dict[str, int]
     missing_evidence: list[str]
     unverified_quotes: list[str]
@@ -120,6 +124,7 @@ class Package:
         """A local copy of exactly what is uploaded."""
         folder.mkdir(parents=True, exist_ok=True)
         for name, data in self.files.items():
+            (folder / name).parent.mkdir(parents=True, exist_ok=True)
             (folder / name).write_bytes(data)
 
 
@@ -196,13 +201,23 @@ def redact_content(inputs: HandoffInputs, redactor: Redactor) -> RedactedContent
             f"findings: report.md cannot be rendered: {error.message} (a field that "
             "`mlwiki troubleshoot` writes is missing)"
         ) from None
-    missing = [item["id"] for item in evidence if keys.get(item.get("id")) not in inputs.entries]
+    missing = [
+        item["id"]
+        for item in evidence
+        if item.get("kind") != "metric" and keys.get(item.get("id")) not in inputs.entries
+    ]
+    metrics: dict[str, bytes] = {}
+    for name, response in sorted(inputs.metrics.items()):
+        redacted_response, found = redactor.obj(response)
+        add(found)
+        metrics[f"{METRICS_DIR}/{name}.json"] = _json_bytes(redacted_response)
     return RedactedContent(
         key=storage_key(inputs.workload, inputs.case_id, findings_bytes),
         findings=redacted,
         findings_bytes=findings_bytes,
         report=report,
         evidence_lines=evidence_lines,
+        metrics=metrics,
         redactions=dict(sorted(counts.items())),
         missing_evidence=missing,
         unverified_quotes=unverified,
@@ -261,12 +276,14 @@ before upload; `metadata.json` counts them per kind.
 | `{FINDINGS}` | the findings (root cause, culprit hosts, failure table, evidence quotes); schema: findings.schema.json of the mlwiki wiki |
 | `{REPORT}` | the same findings as a readable report |
 | `{EVIDENCE}` | every cited log entry in full (Cloud Logging LogEntry JSON, one per line), then the other entries the diagnosis used; evidence items in `{FINDINGS}` name their entry by `insertId` and `timestamp` |
+| `{METRICS_DIR}/*.json` | Cloud Monitoring time series (TPU duty cycle, memory) exactly as `timeSeries.list` returns them, when the diagnosis read any; metric evidence items in `{FINDINGS}` name their series, aggregation and time |
 | `{METADATA}` | tool version, wiki commit, workload, project, time window, case id, creation time, redaction counts |
 | `{MANIFEST}` | sha256 and size of every other file; written last, so its presence means the upload is complete |
 
 Verify the files: download the folder (`gcloud storage cp -r gs://{bucket}/{key} .`) and
 compare `sha256sum *` with `{MANIFEST}`. The last 12 hex digits of the folder name are the start
-of the sha256 of `{FINDINGS}`. To replay the diagnosis: `mlwiki verify {FINDINGS} --bundle {EVIDENCE}`.
+of the sha256 of `{FINDINGS}`. To replay the diagnosis: `mlwiki verify {FINDINGS} --bundle .` in the
+downloaded folder (its log entries and `{METRICS_DIR}/` are an offline bundle).
 
 Reply by writing files under `gs://{bucket}/{key}/{RESPONSES}` (for example
 `gcloud storage cp reply.md gs://{bucket}/{key}/{RESPONSES}`). The customer's
@@ -303,10 +320,13 @@ def assemble(
             "unverified_quotes": content.unverified_quotes,
         },
     }
+    if content.metrics:
+        metadata["metric_files"] = sorted(content.metrics)
     files = {
         FINDINGS: content.findings_bytes,
         REPORT: content.report.encode(),
         EVIDENCE: b"".join(content.evidence_lines),
+        **content.metrics,
         README: _readme(content.key, bucket, content).encode(),
         METADATA: _json_bytes(metadata),
     }

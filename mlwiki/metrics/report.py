@@ -1,7 +1,8 @@
 """A per-host strip of a metric (TPU duty cycle) in text, bounded for a thousand hosts.
 
 Each host's series is cut into `width` equal slices of the window and drawn with one character
-per slice (`mlwiki.metrics.summary.sparkline`, 0–100 %). Hosts whose strips are identical are one
+per slice (`mlwiki.metrics.summary.sparkline`: `_` idle, `▂▄▆█` by quarter of 0–100 %, `·` no
+sample). Hosts whose strips are identical are one
 row ("998 hosts"), and at most `max_rows` rows are shown: the rows that stand out first (lowest
 newest value, then the lowest mean), the rest folded into one row that says how many hosts it
 holds. So the strip stays a few lines whatever the number of hosts, and a wedged host among a
@@ -15,8 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from mlwiki.diagnose.clock import iso
-from mlwiki.metrics.series import Point, Series, series_from_json
+from mlwiki.metrics.series import Point, Series, iso, series_from_json
 from mlwiki.metrics.summary import HostOf, low_start, node_or_pod, sparkline
 
 WIDTH = 48
@@ -82,7 +82,7 @@ def strip_rows(
                 "points": sorted((p for s in items for p in s.points), key=_time),
             }
         )
-        line = sparkline(_slices(merged, start, end, width), top)
+        line = sparkline(_slices(merged, start, end, width), top, threshold)
         last = max(s.points[-1].value for s in items)
         low = low_start(merged, threshold) if last <= threshold else None
         low_text = iso(low) if low is not None else None

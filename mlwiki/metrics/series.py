@@ -12,14 +12,19 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from typing import Any, Optional
 
-from mlwiki.diagnose.clock import iso
 from mlwiki.errors import BadInput
 from mlwiki.metrics.filter import Labels, labels_reader
-from mlwiki.timewindow import NS_PER_SECOND, timestamp_ns
+from mlwiki.timewindow import NS_PER_SECOND, format_timestamp, timestamp_ns
 
 VALUE_FIELDS = ("doubleValue", "int64Value", "boolValue")
+
+
+def iso(seconds: float) -> str:
+    """Epoch seconds as the RFC 3339 UTC text the API and the findings use."""
+    return format_timestamp(datetime.fromtimestamp(seconds, tz=timezone.utc))
 
 
 @dataclass(frozen=True)

@@ -67,12 +67,12 @@ def metrics_folder(bundle: Path) -> Optional[Path]:
     return folder if folder is not None and folder.is_dir() else None
 
 
-def read_metrics_folder(folder: Path) -> list[Series]:
-    """Every series of every `*.json` in `folder`, merged; BadInput names the bad file."""
-    found: list[Series] = []
+def read_metrics_json(folder: Path) -> dict[str, Any]:
+    """File stem → parsed JSON of every `*.json` in `folder`; BadInput names a bad file."""
+    found: dict[str, Any] = {}
     for path in sorted(folder.glob("*.json")):
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            found[path.stem] = json.loads(path.read_text(encoding="utf-8"))
         except OSError as error:
             raise BadInput(f"{path}: cannot read: {error.strerror or error}") from None
         except UnicodeDecodeError as error:
@@ -81,7 +81,14 @@ def read_metrics_folder(folder: Path) -> list[Series]:
             raise BadInput(
                 f"{path}:{error.lineno}:{error.colno}: invalid JSON: {error.msg}"
             ) from None
-        found.extend(response_series(data, str(path)))
+    return found
+
+
+def read_metrics_folder(folder: Path) -> list[Series]:
+    """Every series of every `*.json` in `folder`, merged; BadInput names the bad file."""
+    found: list[Series] = []
+    for stem, data in read_metrics_json(folder).items():
+        found.extend(response_series(data, str(folder / f"{stem}.json")))
     return merge(found)
 
 
@@ -132,6 +139,9 @@ class CloudMetrics:
     fetcher: Optional[MonitoringFetcher] = None
     pod_nodes: Mapping[str, str] = field(default_factory=dict)
     fetched: dict[str, dict[str, Any]] = field(default_factory=dict)
+    _answers: dict[tuple[str, Aggregation], tuple[tuple[float, float], list[Series]]] = field(
+        default_factory=dict
+    )
 
     def __post_init__(self) -> None:
         if self.fetcher is None:
@@ -151,11 +161,28 @@ class CloudMetrics:
         return f"Cloud Monitoring projects/{self.project}"
 
     def query(self, filter_text: str, aggregation: Aggregation, window: Window) -> MetricResult:
+        """One call per page — or none, when a complete answer to the same query over a wider
+        interval is at hand (the workflows of a diagnosis ask again about part of its window:
+        the grid is the same, so the narrower answer is the wider one's points inside it)."""
         assert self.fetcher is not None
         compile_filter(filter_text)  # a bad filter is bad input before any call
         interval = aggregation.request_interval(window)
+        known = self._answers.get((filter_text, aggregation))
+        if known is not None and known[0][0] <= interval[0] and interval[1] <= known[0][1]:
+            inside = [
+                Series(
+                    **{
+                        **s.__dict__,
+                        "points": [p for p in s.points if interval[0] < p.time <= interval[1]],
+                    }
+                )
+                for s in known[1]
+            ]
+            return MetricResult([s for s in inside if s.points], interval=interval)
         got: Fetched = self.fetcher.fetch(filter_text, aggregation, interval)
         self.fetched[export_name(filter_text, aggregation, self.fetched)] = got.response
+        if not got.partial:
+            self._answers[(filter_text, aggregation)] = (interval, got.series)
         return MetricResult(got.series, got.partial, got.reason, got.calls, interval)
 
 

@@ -27,11 +27,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Callable, Optional
 
-from mlwiki.diagnose.clock import iso
-from mlwiki.metrics.series import Point, Series
+from mlwiki.metrics.series import Point, Series, iso
 
 HostOf = Callable[[Series], Optional[str]]
-SPARK = " ▁▂▃▄▅▆▇█"
+LEVELS = "▂▄▆█"
 
 
 def node_or_pod(pod_nodes: Optional[Mapping[str, str]] = None) -> HostOf:
@@ -152,13 +151,17 @@ def summarize(
     }
 
 
-def sparkline(values: Sequence[Optional[float]], top: float = 100.0) -> str:
-    """One character per value on a 0..`top` scale; a gap (no point) is `·`."""
+def sparkline(values: Sequence[Optional[float]], top: float = 100.0, threshold: float = 0.0) -> str:
+    """One character per value: `_` at or below `threshold` (idle), then `▂▄▆█` by quarter of
+    0..`top`, `·` for no point. Coarse on purpose: hosts doing the same thing draw the same
+    strip (and share a row), whatever the noise between them."""
     out = []
     for value in values:
         if value is None:
             out.append("·")
-            continue
-        share = 0.0 if top <= 0 else max(0.0, min(1.0, value / top))
-        out.append(SPARK[round(share * (len(SPARK) - 1))])
+        elif value <= threshold:
+            out.append("_")
+        else:
+            share = 0.0 if top <= 0 else max(0.0, min(1.0, value / top))
+            out.append(LEVELS[min(len(LEVELS) - 1, int(share * len(LEVELS)))])
     return "".join(out)
