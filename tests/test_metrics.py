@@ -279,3 +279,31 @@ def test_metric_query_actions_run_live_and_offline_through_the_cli(
     assert "last 0, low since 2026-01-01T00:31:00Z  gke-node-7" in text.stdout
     missing = cli("action", "query-tpu-duty-cycle", *args)
     assert missing.code == 2 and "metric query" in missing.stderr
+
+
+def test_the_strip_of_a_thousand_hosts_stays_a_few_rows_with_the_outliers_first() -> None:
+    from mlwiki.diagnose.metric_evidence import DutyView, HostSeries, find_pattern
+    from mlwiki.metrics.report import MAX_ROWS, strip_rows
+    from mlwiki.metrics.series import Point, Series
+
+    rng = random.Random(1)
+    hosts = []
+    for number in range(1000):
+        wedged = number in (17, 503)
+        points = [
+            Point(T0 + 60 * i, 0.0 if wedged and i >= 40 else float(rng.randint(80, 99)))
+            for i in range(1, 61)
+        ]
+        series = Series(DUTY, {}, "k8s_container", {"pod_name": f"job-0-{number}"}, points)
+        hosts.append(HostSeries(f"node-{number:04d}", f"job-0-{number}", series))
+    names = {id(h.series): h.host for h in hosts}
+    rows = strip_rows(
+        [h.series for h in hosts], T0, T0 + 3600, host_of=lambda s: names[id(s)], threshold=1
+    )
+    assert len(rows) <= MAX_ROWS
+    assert sum(len(r.hosts) for r in rows) == 1000
+    assert rows[0].hosts == ["node-0017", "node-0503"] and rows[0].last == 0
+    view = DutyView("test", True, DUTY, BY_POD, hosts)
+    pattern = find_pattern(view)
+    assert pattern is not None and pattern.kind == "wrong_host"
+    assert [h.host for h in pattern.culprits] == ["node-0017", "node-0503"]

@@ -16,7 +16,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description=(
             "Diagnose WORKLOAD_ID (a JobSet name) from an offline bundle or Cloud Logging: one "
             "pass of every symptom signature over the entries, cause vs cascade per disruption, "
-            "the candidates' read-only verification workflows, findings with cited evidence. "
+            "the TPU duty cycle per host (the bundle's metrics/, or Cloud Monitoring with "
+            "--project) for stalls and wedged hosts the logs are silent about, the candidates' "
+            "read-only verification workflows, findings with cited evidence. "
             "Prints Markdown (default) or the findings JSON. Exit 0 whatever the status; 2 on "
             "bad input."
         ),
