@@ -7,6 +7,7 @@ import sys
 from typing import Any
 
 from mlwiki.errors import EXIT_FINDING, EXIT_OK, ApprovalRequired, BadInput
+from mlwiki.redact.output import add_no_redact
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -34,6 +35,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         action="store_true",
         help="approve running this action if it changes the cluster or a VM",
     )
+    add_no_redact(parser)
     parser.set_defaults(handler=handle)
 
 
@@ -66,7 +68,11 @@ def handle(args: argparse.Namespace) -> int:
     source = run.report()
     if source:
         data["source"] = source
-    _print(args.format, data, result, run.metrics)
+    from mlwiki.redact.output import OutputRedaction
+
+    redaction = OutputRedaction.of(args, [data])
+    with redaction.stdout():
+        _print(args.format, redaction.obj(data), result, run.metrics)
     if result.status == "awaiting_approval":
         from mlwiki.engine.options import shown
 
@@ -92,7 +98,7 @@ def _print(format_: str, data: dict[str, Any], result: Any, metrics: Any = None)
     label = "filter" if result.kind in ("log_query", "metric_query") else "command"
     print(f"{result.action} [{result.status}] {label}: {shown(result.rendered)}", file=out)
     if result.kind == "log_query" and result.status == "ok":
-        for entry in result.entries:
+        for entry in data.get("entries", result.entries):
             text = printable(entry_text(entry).splitlines()[0] if entry_text(entry) else "")
             host = entry_host(entry) or "-"
             print(f"{entry.get('timestamp')} {printable(host)} {text[:200]}", file=out)
@@ -108,4 +114,4 @@ def _print(format_: str, data: dict[str, Any], result: Any, metrics: Any = None)
         partial = f" (partial: {result.reason})" if result.partial else ""
         print(f"{result.outputs.get('count')} series{partial}", file=out)
     elif result.status in ("ok", "failed") and result.kind not in ("log_query", "metric_query"):
-        out.write(printable(result.outputs.get("stdout", "")))
+        out.write(printable(str(data["outputs"].get("stdout", ""))))

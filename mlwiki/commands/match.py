@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from mlwiki.errors import BadInput
+from mlwiki.redact.output import add_no_redact
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -31,6 +32,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--format", choices=("json", "text"), default="text", help="output format (default text)"
     )
+    add_no_redact(parser)
     parser.set_defaults(handler=handle)
 
 
@@ -49,7 +51,6 @@ def match_rows(args: argparse.Namespace) -> list[dict[str, Any]]:
 
 def handle(args: argparse.Namespace) -> int:
     from mlwiki.engine.params import ParamSpec, validate
-    from mlwiki.output import emit_json
 
     if args.bundle is None and args.project is None:
         raise BadInput("--bundle or --project: say where the log entries are")
@@ -59,14 +60,25 @@ def handle(args: argparse.Namespace) -> int:
         validate(ParamSpec("workload", "k8s_name"), args.workload, "WORKLOAD")
     if args.project is not None:
         validate(ParamSpec("project", "project_id"), args.project, "--project")
+    from mlwiki.redact.output import OutputRedaction
+
     rows = match_rows(args)
-    if args.format == "json":
+    redaction = OutputRedaction.of(args, [rows])
+    rows = redaction.obj(rows)
+    with redaction.stdout():
+        _print(rows, args.format)
+    return 0
+
+
+def _print(rows: list[dict[str, Any]], format_: str) -> None:
+    from mlwiki.output import emit_json
+
+    if format_ == "json":
         emit_json({"matches": rows, "count": len(rows)})
-        return 0
+        return
     for row in rows:
         quote = " ".join(row["quote"].split())
         print(
             f"{row['timestamp']}  {row['symptom']} ({row['role']})  {row['host'] or '-'}  {quote!r}"
         )
     print(f"{len(rows)} match(es)")
-    return 0

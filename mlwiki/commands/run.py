@@ -7,6 +7,7 @@ import sys
 from typing import Any
 
 from mlwiki.errors import EXIT_NEEDS_APPROVAL, EXIT_OK
+from mlwiki.redact.output import add_no_redact
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -38,6 +39,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         action="store_true",
         help="leave the cited log entries out of the JSON output",
     )
+    add_no_redact(parser)
     parser.set_defaults(handler=handle)
 
 
@@ -63,12 +65,16 @@ def handle(args: argparse.Namespace) -> int:
     source = run.report()
     if source:
         data["source"] = source
-    if args.format == "json":
-        from mlwiki.output import emit_json
+    from mlwiki.redact.output import OutputRedaction
 
-        emit_json(data)
-    else:
-        _print_text(result)
+    redaction = OutputRedaction.of(args, [data])
+    with redaction.stdout():
+        if args.format == "json":
+            from mlwiki.output import emit_json
+
+            emit_json(redaction.obj(data))
+        else:
+            _print_text(result)
     if result.awaiting_approval:
         step = result.step(result.awaiting_approval[0])
         from mlwiki.engine.options import shown

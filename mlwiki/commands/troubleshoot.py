@@ -5,8 +5,10 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
 from mlwiki.errors import EXIT_OK, BadInput
+from mlwiki.redact.output import add_no_redact
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -47,6 +49,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="write the findings JSON to FILE and the Markdown report beside it (FILE with .md)",
     )
     parser.add_argument("--format", choices=("md", "json"), default="md")
+    add_no_redact(parser)
     parser.set_defaults(handler=handle)
 
 
@@ -75,16 +78,33 @@ def handle(args: argparse.Namespace) -> int:
     result = analyse(wiki, args.workload, collection, project=args.project)
     for problem in result.findings["data"].get("problems", []):
         print(f"mlwiki troubleshoot: warning: {problem}", file=sys.stderr)
-    text = dumps(result.findings)
+    findings, report = redacted_diagnosis(result, args)
+    text = dumps(findings)
     if args.out is not None:
         try:
             args.out.parent.mkdir(parents=True, exist_ok=True)
             args.out.write_text(text + "\n", encoding="utf-8")
-            args.out.with_suffix(".md").write_text(result.report_markdown, encoding="utf-8")
+            args.out.with_suffix(".md").write_text(report, encoding="utf-8")
         except OSError as error:
             raise BadInput(f"--out: cannot write {args.out}: {error.strerror or error}") from None
     print(
-        text if args.format == "json" else result.report_markdown,
+        text if args.format == "json" else report,
         end="\n" if args.format == "json" else "",
     )
     return EXIT_OK
+
+
+def redacted_diagnosis(result: Any, args: argparse.Namespace) -> tuple[dict[str, Any], str]:
+    """The findings and the Markdown report as printed: redacted unless --no-redact (each quote
+    in the context of its entry, the report rendered from the redacted findings)."""
+    from mlwiki.diagnose.pipeline import healthy_notes
+    from mlwiki.diagnose.report import render_report
+    from mlwiki.redact.output import OutputRedaction
+
+    if getattr(args, "no_redact", False):
+        return result.findings, result.report_markdown
+    cited = result.cited_entries
+    notes = healthy_notes(result.scan, result.disruptions) if result.scan else []
+    redaction = OutputRedaction.of(args, [result.findings, list(cited.values()), notes])
+    findings = redaction.findings(result.findings, cited)
+    return findings, redaction.text(render_report(findings, redaction.obj(notes)))

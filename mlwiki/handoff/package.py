@@ -23,7 +23,7 @@ from mlwiki.diagnose.report import render_report
 from mlwiki.errors import BadInput
 from mlwiki.handoff.evidence import cited_keys, entry_key
 from mlwiki.logs.entry import entry_texts
-from mlwiki.redact import Redactor
+from mlwiki.redact import Redactor, find_leaks
 
 FINDINGS = "findings.json"
 REPORT = "report.md"
@@ -148,44 +148,25 @@ def wiki_commit(repo_root: Optional[Path]) -> str:
     )
 
 
-def _consistent_quote(
-    quote: str, entry: Optional[dict[str, Any]], redactor: Redactor
-) -> tuple[str, Any]:
-    """The quote redacted exactly as it appears in the redacted entry (see redact_excerpt)."""
-    if entry is not None:
-        texts = [text for _, text in entry_texts(entry)]
-        for text in [*texts, "\n".join(texts)]:
-            position = text.find(quote)
-            if position >= 0:
-                return redactor.excerpt(text, position, position + len(quote))
-    return redactor.text(quote)
-
-
 def redact_content(inputs: HandoffInputs, redactor: Redactor) -> RedactedContent:
     findings = inputs.findings
     keys = cited_keys(findings)
     evidence = findings.get("evidence") or []
-    quotes: list[tuple[int, str]] = []
     counts: dict[str, int] = {}
 
     def add(found: Any) -> None:
         for kind, number in found.items():
             counts[kind] = counts.get(kind, 0) + number
 
-    # Quotes are redacted in the context of their entry, set aside, and put back after the rest
-    # of the findings is redacted, so that each stays a substring of its redacted entry.
-    stripped = json.loads(json.dumps(findings))
-    for index, item in enumerate(stripped.get("evidence") or []):
-        if isinstance(item, dict) and isinstance(item.get("quote"), str):
-            entry = inputs.entries.get(keys.get(item.get("id"), ("", "")))
-            quote, found = _consistent_quote(item["quote"], entry, redactor)
-            add(found)
-            quotes.append((index, quote))
-            item["quote"] = ""
-    redacted, found = redactor.obj(stripped)
+    # One redactor for everything that goes out together, so a secret found in one place (a
+    # block split over entries, a value the detector saw) is hidden wherever it recurs, and each
+    # quote is redacted in the context of its entry (it stays a substring of the redacted entry).
+    redactor = redactor.prepared(
+        [findings, list(inputs.entries.values()), inputs.query_entries, inputs.report_notes]
+    )
+    by_id = {eid: inputs.entries[key] for eid, key in keys.items() if key in inputs.entries}
+    redacted, found = redactor.findings(findings, by_id)
     add(found)
-    for index, quote in quotes:
-        redacted["evidence"][index]["quote"] = quote
     findings_bytes = _json_bytes(redacted)
 
     evidence_lines, redacted_entries = _evidence_lines(inputs, keys, redactor, add)
@@ -337,4 +318,22 @@ def assemble(
         }
     }
     files[MANIFEST] = _json_bytes(manifest)
+    check_no_secrets(files, redactor)
     return Package(content.key, files, metadata)
+
+
+def check_no_secrets(files: dict[str, bytes], redactor: Redactor) -> None:
+    """The final scan: every file is searched again; any secret left refuses the whole package
+    (nothing is written or uploaded), naming the file, line and kind (never the secret)."""
+    plain = Redactor(emails=redactor.emails, ips=redactor.ips)
+    problems = [
+        problem for name, data in files.items() for problem in find_leaks(name, data, plain)
+    ]
+    if problems:
+        shown = "; ".join(problems[:10]) + (
+            f"; … {len(problems) - 10} more" if len(problems) > 10 else ""
+        )
+        raise BadInput(
+            f"refusing to upload: the final scan still finds secrets the redaction left: {shown}. "
+            "Nothing was written or uploaded; please report this as a bug of mlwiki's redaction"
+        )
