@@ -59,6 +59,7 @@ MUTATING = [
     "mlwiki handoff llm-pretrain 123 --bucket cc-bucket",
     "kubectl frobnicate pods",
     "env -S 'kubectl delete pod x'",
+    "gcloud container clusters get-credentials c --zone z",
 ]
 READ_ONLY = [
     "kubectl get pods -A -o json",
@@ -73,7 +74,6 @@ READ_ONLY = [
     "watch -n 5 kubectl get pods",
     "gcloud logging read 'resource.type=k8s_container' --format=json",
     "gcloud compute instances list --filter=name~gke",
-    "gcloud container clusters get-credentials c --zone z",
     "gcloud compute operations list --filter='operationType=compute.instances.preempted'",
     "helm list -A",
     "mlwiki run verify-host-oom-killed --dry-run",
