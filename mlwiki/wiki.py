@@ -71,6 +71,13 @@ class Example:
     field: Optional[str] = None
 
 
+@dataclass(frozen=True)
+class CounterExample:
+    line: str
+    source: str = ""
+    belongs_to: tuple[str, ...] = ()  # the pages whose real line this look-alike is
+
+
 @dataclass
 class Page:
     id: str
@@ -124,6 +131,12 @@ class Symptom:
         return self.page.meta.get("failure_kind")
 
     @property
+    def generic(self) -> bool:
+        """A catch-all page (an uncaught exception, a fatal abort): on an entry that a more
+        specific page also matches, the specific page names the cause and this match is dropped."""
+        return self.page.meta.get("generic") is True
+
+    @property
     def reporter(self) -> bool:
         """Its lines are printed by a healthy host about other hosts (a Megascale digest, a
         session master): the culprits are the hosts they name, never the printer."""
@@ -146,9 +159,9 @@ class Symptom:
         ]
 
     @cached_property
-    def counter_examples(self) -> list[Example]:
+    def counter_examples(self) -> list[CounterExample]:
         return [
-            Example(e["line"], e.get("source", ""))
+            CounterExample(e["line"], e.get("source", ""), _ids(e.get("belongs_to")))
             for e in self.page.meta.get("counter_examples") or []
             if isinstance(e, dict) and isinstance(e.get("line"), str)
         ]
@@ -156,6 +169,15 @@ class Symptom:
     @property
     def remedies(self) -> list[dict[str, Any]]:
         return [r for r in self.page.meta.get("remedies") or [] if isinstance(r, dict)]
+
+
+def _ids(value: Any) -> tuple[str, ...]:
+    """A page id or a list of them (frontmatter `belongs_to`) as a tuple."""
+    if isinstance(value, str):
+        return (value,)
+    if isinstance(value, list):
+        return tuple(v for v in value if isinstance(v, str))
+    return ()
 
 
 @dataclass

@@ -17,7 +17,10 @@ import pytest
 from mlwiki.wiki import load_wiki
 from tests.conftest import REPO_ROOT, run_cli
 
-DATA = Path(__file__).parent / "data" / "heldout_lines.jsonl"
+DATA = Path(__file__).parent / "data"
+# heldout_lines.jsonl: issue #3's red team; heldout_lines_12.jsonl: real lines issue #12 set aside
+# (a random 35% of what its search found, split off before the signatures were written).
+FILES = sorted(DATA.glob("heldout_lines*.jsonl"))
 WIKI = load_wiki(REPO_ROOT / "_wiki")
 ROOTS = {page.id for page in WIKI.symptoms.values() if page.role == "root"}
 NODE = "gke-tpu-pool-1a2b3c4d-0001"
@@ -25,7 +28,9 @@ POD = "heldout-slice-job-0-0-abcde"
 
 
 def load_lines() -> list[dict[str, Any]]:
-    return [json.loads(text) for text in DATA.read_text().splitlines() if text.strip()]
+    return [
+        json.loads(text) for path in FILES for text in path.read_text().splitlines() if text.strip()
+    ]
 
 
 LINES = load_lines()
@@ -100,7 +105,7 @@ def describe(number: int, hits: set[str]) -> str:
 
 
 def test_data_is_well_formed() -> None:
-    assert len(LINES) >= 130
+    assert len(FILES) >= 2 and len(LINES) >= 160
     for row in LINES:
         assert set(row) == {"line", "field", "expect", "role_of_expect", "source"}, row
         assert row["source"].startswith("https://"), row

@@ -279,6 +279,19 @@ CASES = [
         _action("find-demo-failure", lambda d: d.update(extract={"task": "(task) ([0-9]+)"})),
     ),
     Case(
+        "E605",
+        SYMPTOM,
+        lambda w: w.write(
+            "symptoms/other-failure.md",
+            symptom_page(
+                "other-failure",
+                pattern="recovered on task [0-9]+",
+                example="x recovered on task 4",
+                workflow="verify-demo-failure",
+            ),
+        ),
+    ),
+    Case(
         "W601",
         "symptoms/demo-failure.md",
         lambda w: w.write(
@@ -476,3 +489,22 @@ def test_a_crashing_rule_is_reported_against_the_file(tmp_path: Path) -> None:
     files = sorted(p.file for p in report.errors)
     assert files == sorted(f"_wiki/actions/{a}.json" for a in ACTIONS)
     assert all(p.code == "E999" and "RuntimeError: boom" in p.message for p in report.errors)
+
+
+def test_a_counter_example_may_belong_to_the_page_that_matches_it(tmp_path: Path) -> None:
+    wiki = MiniWiki.create(tmp_path)
+    wiki.write(
+        "symptoms/other-failure.md",
+        symptom_page(
+            "other-failure",
+            pattern="recovered on task [0-9]+",
+            example="x recovered on task 4",
+            workflow="verify-demo-failure",
+        ),
+    )
+    wiki.edit(SYMPTOM, "note: benign", "note: other-failure's line\n  belongs_to: other-failure")
+    wiki.reindex()
+    codes = _codes_for(wiki.lint(), SYMPTOM, wiki.root)
+    assert "E605" not in codes
+    wiki.edit(SYMPTOM, "belongs_to: other-failure", "belongs_to: no-such-page")
+    assert "E605" in _codes_for(wiki.lint(), SYMPTOM, wiki.root)

@@ -22,7 +22,8 @@ Seeds are grouped in time: a gap longer than `GAP` starts a new disruption — u
 repeats a condition of the current group that never went away (the same pending or failing
 state reported again with no training progress in between — no pod assignment, and no step
 line once the workload's step line is known: Kubernetes repeats such events every few minutes,
-and a container its liveness probe restarts before its first step fails the same way again), or is the first consequence (Job failed,
+and a container its liveness probe restarts before its first step fails the same way again; a
+pod in a crash loop, whatever it reports next), or is the first consequence (Job failed,
 JobSet restarted) of a group that had none, with no progress in between (a lost node's pod is
 evicted, and its Job fails, minutes after the node went away) — and so does a seed from a newer restart
 attempt once the current group holds a consequence (the restart closed it).
@@ -254,6 +255,14 @@ def condition(hit: Hit, symptoms: dict[str, Symptom]) -> tuple[Optional[str], ..
     return (kind, hit.symptom, hit.host)
 
 
+def _restarts_in_place(hit: Hit, symptoms: dict[str, Symptom]) -> bool:
+    """A consequence that restarts the pod's container in place (a crash loop): whatever that pod
+    reports next, with no progress between, is the same failing state (the back-off between two
+    attempts grows to five minutes, longer than `GAP`)."""
+    page = symptoms.get(hit.symptom)
+    return hit.role == CONSEQUENCE and page is not None and page.failure_kind == "restart"
+
+
 @dataclass
 class _Group:
     """A disruption being grown, with what the grouping rules ask of its seeds so far."""
@@ -264,11 +273,14 @@ class _Group:
     conditions: set[tuple[Optional[str], ...]] = field(default_factory=set)
     has_consequence: bool = False
     newest_attempt: Optional[int] = None  # the newest restart attempt of its seeds' pods
+    looping: set[str] = field(default_factory=set)  # pods a seed says restart in place
 
     def add(self, seed: Hit) -> None:
         self.disruption.add(seed)
         self.conditions.add(condition(seed, self.symptoms))
         self.has_consequence = self.has_consequence or seed.role == CONSEQUENCE
+        if seed.pod and _restarts_in_place(seed, self.symptoms):
+            self.looping.add(seed.pod)
         attempt = _attempt(seed, self.topology)
         if attempt is not None and (self.newest_attempt is None or attempt > self.newest_attempt):
             self.newest_attempt = attempt
@@ -278,8 +290,9 @@ class _Group:
         state reported again (events repeat every few minutes, a container restarted by its
         liveness probe fails the same way) with no training progress between (see
         `Topology.trained_between`)."""
-        return condition(seed, self.symptoms) in self.conditions and not (
-            self.topology.trained_between(self.disruption.end + GRACE, seed.time)
+        repeated = condition(seed, self.symptoms) in self.conditions or seed.pod in self.looping
+        return repeated and not self.topology.trained_between(
+            self.disruption.end + GRACE, seed.time
         )
 
     def concludes(self, seed: Hit) -> bool:

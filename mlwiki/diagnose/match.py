@@ -7,6 +7,7 @@ any order: nothing here depends on it.
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Optional
@@ -146,6 +147,7 @@ class Scan:
                 if cluster and pool:
                     hit.host = self.topology.pool_suspect(f"gke-{cluster}-{pool}-", hit.time)
         self.hits.sort(key=hit_order)
+        self.hits = specific_in_records(self.hits, self.signatures.generic)
 
     def relevant_hits(self) -> list[Hit]:
         """Hits about the workload: its pods, its nodes (the node itself or a system pod on it,
@@ -159,7 +161,9 @@ class Scan:
             if hit.pod is not None and hit.pod in self.topology.pods:
                 kept.append(hit)
             elif hit.pod is not None:
-                if hit.host in nodes and self.from_system(hit):
+                # Another pod on the workload's nodes: its system lines may be the cause, but the
+                # orchestrator's reaction to it (a crash loop of a DaemonSet pod) is its own.
+                if hit.host in nodes and self.from_system(hit) and hit.role != CONSEQUENCE:
                     kept.append(hit)
             elif hit.host is not None:
                 if hit.host in nodes:
@@ -210,6 +214,33 @@ class Scan:
 
 
 AUTOSCALER_LOG = "cluster-autoscaler-visibility"
+RECORD_REACH = 0.25  # seconds: the lines of one write (a traceback, a fatal line and its abort)
+
+
+def specific_in_records(hits: list[Hit], generic: frozenset[str]) -> list[Hit]:
+    """Time-ordered `hits` without the catch-all matches that a specific match explains.
+
+    GKE writes every line a container prints as an entry of its own, so a traceback's header
+    (`Traceback (most recent call last):`, a catch-all page) and its raised line naming the cause
+    (`ValueError: RESOURCE_EXHAUSTED: …`, a specific page) are separate entries of one record,
+    microseconds apart. A catch-all hit is dropped when a specific hit lies on the same container
+    stream (pod and log) within `RECORD_REACH` of it: the record is the specific page's.
+    """
+    if not generic:
+        return hits
+    specific: dict[tuple[str, str], list[float]] = {}
+    for hit in hits:
+        if hit.symptom not in generic and hit.pod:
+            specific.setdefault((hit.pod, hit.log_name), []).append(hit.time)
+    kept = []
+    for hit in hits:
+        times = specific.get((hit.pod or "", hit.log_name), ())
+        if hit.symptom in generic and times:
+            at = bisect.bisect_left(times, hit.time - RECORD_REACH)
+            if at < len(times) and times[at] <= hit.time + RECORD_REACH:
+                continue
+        kept.append(hit)
+    return kept
 
 
 def node_pool(node: str) -> Optional[str]:

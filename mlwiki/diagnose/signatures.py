@@ -4,6 +4,11 @@ Matching an entry costs one `re2.Set.Match` per text field the entry has (whatev
 signatures); only the signatures the set reports are then re-run on their own, to learn the span
 (for the quote) and the named groups (`task`, `host`, `pod`, `slice`, `job`: what a cascade
 points to).
+
+A catch-all page (`generic: true` in its frontmatter: an uncaught exception, a fatal abort) says
+only that something failed; when a more specific page matches the same entry, that page names the
+cause and the catch-all match is dropped, so "ValueError: RESOURCE_EXHAUSTED: Error allocating
+device buffer" is an HBM OOM and not also an application exception.
 """
 
 from __future__ import annotations
@@ -55,6 +60,7 @@ class SignatureSet:
     def __init__(self, symptoms: Iterable[Symptom]) -> None:
         self.problems: list[str] = []  # signatures that do not compile: skipped and reported
         self.symptoms: dict[str, Symptom] = {}
+        self.generic: frozenset[str] = frozenset()  # catch-all pages (see the module docstring)
         self._sets: dict[str, _FieldSet] = {}
         options = re2.Options()
         options.max_mem = 64 << 20
@@ -81,6 +87,7 @@ class SignatureSet:
                         regex,
                     )
                 )
+        self.generic = frozenset(sid for sid, page in self.symptoms.items() if page.generic)
         for group in self._sets.values():
             group.matcher = re2.Set.SearchSet(options)
             for member in group.members:
@@ -102,7 +109,13 @@ class SignatureSet:
                 continue
             for text in _field_strings(get_field(entry, group.path)):
                 found.extend(_scan_text(group, key, text))
-        return found
+        return self._specific(found)
+
+    def _specific(self, found: list[RawMatch]) -> list[RawMatch]:
+        """`found` without catch-all matches when a specific page matched the entry too."""
+        if not self.generic or all(m.signature.symptom in self.generic for m in found):
+            return found
+        return [m for m in found if m.signature.symptom not in self.generic]
 
     def names(self, symptom: str, text: str) -> dict[str, str]:
         """The named groups the symptom's message-text signatures find in `text` (the first
@@ -116,7 +129,7 @@ class SignatureSet:
     def scan_text(self, text: str) -> list[RawMatch]:
         """Default-field signatures only, over one text (for tests of example lines)."""
         default = self._sets.get(DEFAULT_FIELD)
-        return list(_scan_text(default, "textPayload", text)) if default else []
+        return self._specific(list(_scan_text(default, "textPayload", text))) if default else []
 
 
 def _field_strings(value: Any) -> Iterator[str]:

@@ -165,15 +165,22 @@ class LintContext:
         return sets
 
     def matching_signatures(self, line: str) -> list[CompiledSignature]:
-        """Every signature (of any page) found in `line`, in wiki order."""
+        """Every signature (of any page) found in `line`, in wiki order — as the matcher sees
+        it: a catch-all (`generic`) page's signatures drop out when a specific page matches."""
         found = self._matches.get(line)
         if found is None:
             hits = sorted(
                 offset + i for offset, chunk in self.signature_sets for i in chunk.Match(line) or []
             )
             found = [self.signatures[i] for i in hits]
+            if any(s.symptom not in self.generic_pages for s in found):
+                found = [s for s in found if s.symptom not in self.generic_pages]
             self._matches[line] = found
         return found
+
+    @cached_property
+    def generic_pages(self) -> frozenset[str]:
+        return frozenset(s.id for s in self.wiki.symptoms.values() if s.generic)
 
     def own_signatures(self, symptom: Symptom) -> list[CompiledSignature]:
         return self._signatures_by_symptom.get(symptom.id, [])

@@ -318,6 +318,13 @@ RULES: tuple[Rule, ...] = (
         signatures.bad_extract,
     ),
     Rule(
+        "E605",
+        "counter-example-elsewhere",
+        SCOPE_SYMPTOM,
+        "A counter-example is matched by another page's signature that its `belongs_to` does not name.",
+        signatures.counter_example_elsewhere,
+    ),
+    Rule(
         "W601",
         "example-overlap",
         SCOPE_SYMPTOM,

@@ -1,4 +1,5 @@
-"""Signature rules: patterns are RE2, examples match their own page, counter-examples do not."""
+"""Signature rules: patterns are RE2, examples match their own page, counter-examples do not
+(neither their own page's signatures nor another page's, unless that page owns the line)."""
 
 from __future__ import annotations
 
@@ -77,6 +78,37 @@ def counter_example_matched(ctx: LintContext, symptom: Symptom) -> Iterator[Find
                 line,
                 f"counter_examples[{index}] matches this page's signature '{own[0].pattern}': "
                 f"{example.line[:120]!r}",
+            )
+
+
+def counter_example_elsewhere(ctx: LintContext, symptom: Symptom) -> Iterator[Finding]:
+    """A look-alike that some other page's signature fires on is a false alarm waiting on real
+    logs (a FailedScheduling about an unbound claim blamed on TPU capacity), unless the line is
+    that page's own: `belongs_to` names the pages allowed to match it."""
+    line = symptom.page.line_of("counter_examples")
+    for index, counter in enumerate(symptom.counter_examples):
+        for owner in counter.belongs_to:
+            if owner not in ctx.wiki.symptoms:
+                yield Finding(
+                    symptom.page.path,
+                    line,
+                    f"counter_examples[{index}].belongs_to names '{owner}', which is not a symptom page",
+                )
+        others = sorted(
+            {
+                s.symptom
+                for s in ctx.matching_signatures(counter.line)
+                if s.symptom != symptom.id
+                and s.symptom not in counter.belongs_to
+                and applies_to(s.field, None)
+            }
+        )
+        if others:
+            yield Finding(
+                symptom.page.path,
+                line,
+                f"counter_examples[{index}] is matched by {', '.join(others)} (not in its belongs_to): "
+                f"{counter.line[:120]!r}",
             )
 
 
