@@ -16,9 +16,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="read a workload's TPU duty cycle, HBM and host memory from Cloud Monitoring",
         description=(
             "Read WORKLOAD_ID's metrics with the wiki's metric actions (TPU duty cycle, "
-            "TensorCore utilization, HBM used and total, container memory), one "
-            "timeSeries.list call each, from Cloud Monitoring (--project) or a bundle's "
-            "metrics/ folder (--bundle). Prints a per-host duty-cycle strip. With --out DIR, "
+            "TensorCore utilization, HBM used and total, container memory, and the memory of "
+            "the workload's nodes), one timeSeries.list call each, from Cloud Monitoring "
+            "(--project) or a bundle's metrics/ folder (--bundle). The nodes are those the "
+            "workload's pods ran on in the logs of the bundle (--bundle, or DIR of --out when it "
+            "already holds the logs), plus --nodes; with none, node memory is not read. "
+            "Prints a per-host duty-cycle strip. With --out DIR, "
             "writes DIR/metrics/NAME.json, each exactly what timeSeries.list returned: put DIR "
             "beside the logs of a bundle (or use the bundle folder itself) and `mlwiki "
             "troubleshoot --bundle` replays the same diagnosis; `mlwiki handoff` carries them. "
@@ -32,6 +35,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--end", help="window end (default: now)")
     parser.add_argument("--since", help='relative window, e.g. "2h" (default: 24h)')
     parser.add_argument("--out", type=Path, metavar="DIR", help="write DIR/metrics/*.json")
+    parser.add_argument(
+        "--nodes",
+        metavar="NODE,...",
+        help="node names whose memory to read as well (comma-separated; added to the logs' nodes)",
+    )
     parser.add_argument(
         "--format", choices=("text", "json"), default="text", help="output (default text)"
     )
@@ -69,23 +77,48 @@ def handle(args: argparse.Namespace) -> int:
             raise BadInput(f"--bundle {args.bundle}: no metrics/ folder in it")
     wiki = load_wiki(find_wiki_root(explicit=args.wiki))
     window = _window(args, source)
-    asked = export_workload(wiki, source, args.workload, window)
+    nodes = _nodes(args)
+    asked = export_workload(wiki, source, args.workload, window, nodes)
     written = write_export(source.fetched, args.out) if args.out is not None else []
+    skipped = [] if nodes else [NO_NODES]
     if args.format == "json":
         emit_json(
             {
                 "workload": args.workload,
                 "source": source.describe(),
+                "nodes": len(nodes),
                 "metrics": [a.to_dict() for a in asked],
+                "skipped": skipped,
                 "written": [str(p) for p in written],
             }
         )
         return EXIT_OK
-    _print_text(args.workload, source, asked, written)
+    _print_text(args.workload, source, asked, written, skipped)
     return EXIT_OK
 
 
-def _print_text(workload: str, source: Any, asked: list[Any], written: list[Path]) -> None:
+NO_NODES = (
+    "node memory: not read — the workload's nodes are unknown (give --nodes, or write the "
+    "bundle's logs into the --out folder first)"
+)
+
+
+def _nodes(args: argparse.Namespace) -> list[str]:
+    """The nodes whose memory is read: those of the workload's pods in the bundle's logs, and
+    --nodes (each a valid node name)."""
+    from mlwiki.engine.params import ParamSpec, validate
+    from mlwiki.metrics.export import workload_nodes
+
+    given = [n.strip() for n in (args.nodes or "").split(",") if n.strip()]
+    for node in given:
+        validate(ParamSpec("node", "k8s_name"), node, "--nodes")
+    logs = args.bundle if args.bundle is not None else args.out
+    return sorted(set(given) | set(workload_nodes(logs, args.workload)))
+
+
+def _print_text(
+    workload: str, source: Any, asked: list[Any], written: list[Path], skipped: list[str]
+) -> None:
     from mlwiki.engine.options import printable
     from mlwiki.metrics.report import host_strip_lines
     from mlwiki.metrics.series import response_json
@@ -95,6 +128,8 @@ def _print_text(workload: str, source: Any, asked: list[Any], written: list[Path
         data = item.to_dict()
         partial = f" (partial: {data['reason']})" if data["partial"] else ""
         print(f"- {item.metric}: {data['series']} series, {data['points']} points{partial}")
+    for line in skipped:
+        print(f"- {line}")
     duty = next((a for a in asked if a.action == "query-tpu-duty-cycle" and a.result), None)
     if duty is not None and duty.result.series:
         print("TPU duty cycle per host:")

@@ -1,7 +1,9 @@
-"""Metrics where the logs are silent: TPU duty cycle as cited evidence of stalls and wedged hosts.
+"""Metrics as cited evidence: TPU duty cycle where the logs are silent (stalls, wedged hosts), and
+memory before an OOM (HBM, host memory) where the logs already name the crash.
 
 The method (applied after the log diagnosis, with the run's metric source: a bundle's `metrics/`
-or Cloud Monitoring):
+or Cloud Monitoring; every query is one of the wiki's metric actions over the diagnosis window,
+with the aggregation `mlwiki.metrics.export` uses, so an exported bundle holds these answers):
 1. Read the duty cycle of the workload's pods with the wiki's own `query-tpu-duty-cycle` action
    (mean over each pod's chips; the alignment period widened for long windows as
    `mlwiki.metrics.export` widens it, so an exported bundle holds this very answer), one call. Each pod's series is mapped to its node through the logs.
@@ -28,6 +30,27 @@ or Cloud Monitoring):
    and the logs alone found no disruption or only a hang with no host, the data is marked partial
    and the gap named. A diagnosis the logs make on their own is left as it is. A bundle without
    `metrics/` changes nothing.
+6. Memory before an OOM (`mlwiki.diagnose.metric_memory`). For each disruption whose root
+   cause is `hbm-oom-runtime` or `host-oom-killed`, and for each of its first `MAX_HOSTS`
+   culprit hosts, the crash is the culprit's first root-cause line. Read, once per diagnosis and
+   workload-wide (one call each, within the run's metric budget; the verification workflows'
+   same queries over a narrower interval are then answered from it): HBM in use (the pod's
+   fullest chip) and HBM total per pod; or the containers' non-evictable memory as a share of
+   their limit and in bytes per pod, plus the node's share of its allocatable memory for the
+   culprit nodes. On the culprit's series (its pod's, else its node's), the *peak* is the
+   fullest point in the `LOOKBACK` before the crash up to the period that holds it — by share
+   of the limit (HBM in use over the same pod's HBM total at that instant). Cited as evidence
+   (`kind: "metric"`): the peak and the limit it was measured against; where the lookback
+   started, when it was `CLIMB` or more below (the climb); the bytes beside a share; the node's
+   peak; and, for contrast, the fullest host not to blame at the peak's instant. The culprit's
+   points go on its `culprit_hosts` entry, all of them on the crash's failure row, whose summary
+   (and the findings' summary) gains one sentence ("HBM on host X reached 15.8 of 16 GiB (99%)
+   in the minute of the OOM …"); `findings.metrics.memory` holds one item per culprit with a
+   verdict: `at_limit` (the container, chip or node reached `NEAR_LIMIT` of its limit:
+   corroborates) or `below_limit` (no climb visible at one-minute sampling: the log line stands).
+   Metrics corroborate and never override: status, root cause, confidence and culprits are the
+   logs'. A reading that fails, comes back partial or holds no point of the culprit is named in
+   `data.missing` and changes nothing else; a bundle without `metrics/` changes nothing at all.
 Every host's strip (a text sparkline per group of identical hosts) goes into `findings.metrics`
 for the report.
 """
@@ -168,36 +191,61 @@ def _point_at(host: HostSeries, moment: float) -> Optional[Point]:
     return next((p for p in host.series.points if p.time == moment), None)
 
 
-def cite(findings: dict[str, Any], view: DutyView, host: HostSeries, point: Point) -> str:
-    """Append a metric evidence item for `point` of `host` and return its id."""
+def cite_point(
+    findings: dict[str, Any],
+    *,
+    metric: str,
+    aggregation: Aggregation,
+    series: Series,
+    host: Optional[str],
+    point: Point,
+    symptom: str,
+    quote: str,
+) -> str:
+    """Append a metric evidence item for `point` of `series` (once) and return its id."""
+    labels = series.label_view()
+    stamp = iso(point.time)
     for item in findings["evidence"]:
         if (
             item.get("kind") == "metric"
-            and item.get("pod") == host.pod
-            and item.get("timestamp") == iso(point.time)
-            and item.get("metric") == view.metric
+            and item.get("metric") == metric
+            and item.get("timestamp") == stamp
+            and item.get("labels") == labels
         ):
             return str(item["id"])
-    assert view.aggregation is not None
     evidence_id = f"E{len(findings['evidence']) + 1}"
-    period = view.aggregation.period
     findings["evidence"].append(
         {
             "id": evidence_id,
             "kind": "metric",
-            "metric": view.metric,
-            "labels": host.series.label_view(),
-            "aggregation": view.aggregation.to_spec(),
-            "timestamp": iso(point.time),
+            "metric": metric,
+            "labels": labels,
+            "aggregation": aggregation.to_spec(),
+            "timestamp": stamp,
             "value": point.value,
-            "host": host.host,
-            "pod": host.pod,
-            "symptom": STALL_SYMPTOM,
-            "quote": f"TPU duty cycle {point.value:g}% at {iso(point.time)} "
-            f"(pod {host.pod}: mean over its chips, {period} s periods)",
+            "host": host,
+            "pod": series.pod,
+            "symptom": symptom,
+            "quote": quote,
         }
     )
     return evidence_id
+
+
+def cite(findings: dict[str, Any], view: DutyView, host: HostSeries, point: Point) -> str:
+    """Cite a duty-cycle point of `host`."""
+    assert view.aggregation is not None
+    return cite_point(
+        findings,
+        metric=view.metric,
+        aggregation=view.aggregation,
+        series=host.series,
+        host=host.host,
+        point=point,
+        symptom=STALL_SYMPTOM,
+        quote=f"TPU duty cycle {point.value:g}% at {iso(point.time)} "
+        f"(pod {host.pod}: mean over its chips, {view.aggregation.period} s periods)",
+    )
 
 
 def _pattern_evidence(

@@ -40,6 +40,11 @@ def _series_filter(metric: str, items: list[dict[str, Any]]) -> str:
     return " AND ".join(clauses)
 
 
+def _shown(value: float) -> str:
+    """A value as it reads in the findings: bytes in full, fractions to ten digits."""
+    return str(int(value)) if float(value).is_integer() else f"{value:.10g}"
+
+
 def _same(left: float, right: float) -> bool:
     return math.isclose(left, right, rel_tol=1e-9, abs_tol=1e-9)
 
@@ -91,7 +96,7 @@ def check_metric_evidence(findings: dict[str, Any], source: Any) -> tuple[list[s
             elif not points:
                 problems.append(f"{where}: no point at this time in {source.describe()}")
             elif not any(_same(p.value, float(item.get("value", math.nan))) for p in points):
-                values = ", ".join(f"{p.value:g}" for p in points)
+                values = ", ".join(_shown(p.value) for p in points)
                 problems.append(
                     f"{where}: the value is {values} in {source.describe()}, not {item.get('value')}"
                 )

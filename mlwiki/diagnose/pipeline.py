@@ -1,5 +1,6 @@
 """One diagnosis, end to end: collect → match (one pass) → disruptions → triage → findings →
-metrics (`metric_evidence`: duty cycle where the logs are silent) → verify → report."""
+metrics (`metric_evidence`: duty cycle where the logs are silent; memory before an OOM) → verify →
+report."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from mlwiki.diagnose.findings import Context, build_findings, ensure_valid
 from mlwiki.diagnose.match import Scan
 from mlwiki.diagnose.metric_evidence import amend as amend_with_metrics
 from mlwiki.diagnose.metric_evidence import read_duty
+from mlwiki.diagnose.metric_memory import amend_memory
 from mlwiki.diagnose.report import render_report
 from mlwiki.diagnose.signatures import SignatureSet
 from mlwiki.diagnose.timeline import Timeline
@@ -90,6 +92,7 @@ def analyse(
     if metrics is not None:  # workflows' metric steps see the pods' nodes the logs name
         metrics.pod_nodes = {p: i.node for p, i in topology.pods.items() if i.node}
     amend_with_metrics(wiki, findings, read_duty(wiki, metrics, workload, window, topology))
+    amend_memory(wiki, findings, disruptions, metrics, window, topology)
     if verify and disruptions:
         WorkflowVerifier(wiki, session_of(source), workload, project, source.bundle, metrics)(
             findings, disruptions

@@ -2,16 +2,21 @@
 prints and writes into a bundle, and what a diagnosis of that bundle reads back.
 
 Each action of `EXPORT_ACTIONS` (duty cycle, TensorCore utilization, HBM used and total, host
-memory) is rendered for the workload and asked of the source with its aggregation, the alignment
-period widened as the diagnosis widens it (`period_for`), so the exported files hold exactly the
-answers the diagnosis asks for: the bundle replays the same findings.
+memory of the containers) is rendered for the workload, and each of `NODE_ACTIONS` (node memory)
+for the workload's nodes (at most `NODES_PER_QUERY` a query), and asked of the source with its
+aggregation, the alignment period widened as the diagnosis widens it (`period_for`). The
+diagnosis asks the very same queries (`action_query`) over the same window — node memory for its
+culprit nodes, a subset of the exported ones — so the exported files hold exactly the answers it
+needs, and a bundle replays the same findings.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import Any, Optional
 
 from mlwiki.errors import BadInput
@@ -29,6 +34,8 @@ EXPORT_ACTIONS = (
     "query-container-memory-used",
     "query-container-memory-limit-utilization",
 )
+NODE_ACTIONS = ("query-node-memory-allocatable-utilization",)
+NODES_PER_QUERY = 100  # the node actions' `nodes` parameter takes at most 100 names
 MAX_POINTS = 360  # per series: the alignment period is widened for long windows
 
 
@@ -57,17 +64,17 @@ class Asked:
         }
 
 
-def workload_query(
-    wiki: Wiki, action_id: str, workload: str, window: tuple[float, float]
+def action_query(
+    wiki: Wiki, action_id: str, window: tuple[float, float], params: dict[str, str]
 ) -> tuple[str, Aggregation, str]:
-    """(filter, aggregation, metric type) of a metric action for the workload and window."""
+    """(filter, aggregation, metric type) of a metric action for `params` and the window."""
     from mlwiki.engine.actions import resolve_action_params
     from mlwiki.engine.render import render_metric_filter
     from mlwiki.metrics.filter import compile_filter
 
     action = wiki.action(action_id)
     values = resolve_action_params(
-        action, {"workload": workload, "start": iso(window[0]), "end": iso(window[1])}
+        action, {**params, "start": iso(window[0]), "end": iso(window[1])}
     )
     text = render_metric_filter(action, values)
     base = Aggregation.from_spec(action.data.get("aggregation"), f"action {action.id}")
@@ -77,23 +84,80 @@ def workload_query(
     return text, aggregation, compile_filter(text).metric_type
 
 
+def workload_query(
+    wiki: Wiki, action_id: str, workload: str, window: tuple[float, float]
+) -> tuple[str, Aggregation, str]:
+    """(filter, aggregation, metric type) of a workload-wide metric action."""
+    return action_query(wiki, action_id, window, {"workload": workload})
+
+
+def node_query(
+    wiki: Wiki, action_id: str, nodes: Sequence[str], window: tuple[float, float]
+) -> tuple[str, Aggregation, str]:
+    """(filter, aggregation, metric type) of a node action for the nodes (sorted, at most
+    NODES_PER_QUERY)."""
+    return action_query(wiki, action_id, window, {"nodes": ",".join(sorted(nodes))})
+
+
+def node_chunks(nodes: Iterable[str]) -> list[list[str]]:
+    ordered = sorted(set(nodes))
+    return [ordered[i : i + NODES_PER_QUERY] for i in range(0, len(ordered), NODES_PER_QUERY)]
+
+
 def as_window(window: tuple[float, float]) -> Window:
     return Window(*(datetime.fromtimestamp(t, timezone.utc) for t in window))
 
 
+def _ask(source: Any, action_id: str, query: tuple[str, Aggregation, str], window: Window) -> Asked:
+    text, aggregation, metric = query
+    item = Asked(action_id, metric)
+    try:
+        item.result = source.query(text, aggregation, window)
+    except BadInput as error:
+        item.error = str(error)
+    return item
+
+
 def export_workload(
-    wiki: Wiki, source: Any, workload: str, window: tuple[float, float]
+    wiki: Wiki,
+    source: Any,
+    workload: str,
+    window: tuple[float, float],
+    nodes: Iterable[str] = (),
 ) -> list[Asked]:
-    """Ask the source for every metric of `EXPORT_ACTIONS` the wiki has (one call each)."""
-    asked = []
-    for action_id in EXPORT_ACTIONS:
+    """Ask the source for every metric of `EXPORT_ACTIONS` the wiki has (one call each), and of
+    `NODE_ACTIONS` for `nodes` (one call per NODES_PER_QUERY nodes; none without nodes)."""
+    asked = [
+        _ask(source, a, workload_query(wiki, a, workload, window), as_window(window))
+        for a in EXPORT_ACTIONS
+        if a in wiki.actions
+    ]
+    for action_id in NODE_ACTIONS:
         if action_id not in wiki.actions:
             continue
-        text, aggregation, metric = workload_query(wiki, action_id, workload, window)
-        item = Asked(action_id, metric)
-        try:
-            item.result = source.query(text, aggregation, as_window(window))
-        except BadInput as error:
-            item.error = str(error)
-        asked.append(item)
+        for chunk in node_chunks(nodes):
+            query = node_query(wiki, action_id, chunk, window)
+            asked.append(_ask(source, action_id, query, as_window(window)))
     return asked
+
+
+def workload_nodes(bundle: Optional[Path], workload: str) -> list[str]:
+    """The nodes the workload's pods ran on, from the log entries of the bundle at `bundle`
+    (none when there is no such folder or it holds no logs): what node metrics are asked for."""
+    from mlwiki.logs.bundle import bundle_files, iter_file
+    from mlwiki.logs.entry import entry_host, entry_pod
+
+    if bundle is None or not bundle.exists():
+        return []
+    try:
+        files = bundle_files(bundle)
+    except BadInput:  # a folder of metrics only: no logs to learn the nodes from
+        return []
+    nodes: set[str] = set()
+    prefix = f"{workload}-"
+    for file in files:
+        for entry in iter_file(file):
+            pod, host = entry_pod(entry), entry_host(entry)
+            if host and pod and pod.startswith(prefix):
+                nodes.add(host)
+    return sorted(nodes)
