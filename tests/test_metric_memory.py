@@ -248,8 +248,12 @@ def test_an_hbm_oom_whose_culprit_climbs_to_the_limit_cites_the_peak(
 
 def test_an_oom_kill_with_the_working_set_at_its_limit_is_cited(cli, monkeypatch) -> None:
     run, oom, series = host_oom_run("oom-run")
-    with live(monkeypatch, run, series):
+    with live(monkeypatch, run, series) as monitoring:
         findings = troubleshoot(cli, "oom-run", "--project", PROJECT)
+        asked = [r["filter"] for r in monitoring.requests]
+    # One query per metric (duty cycle, container share and bytes, the culprit node); the
+    # verification workflow may ask them again over its own window, within the call budget.
+    assert len(set(asked)) == 4 and len(asked) <= 8
     assert findings["root_cause"]["symptom"] == "host-oom-killed"
     row = findings["failures"][0]
     assert row["host"] == oom.node
@@ -370,3 +374,55 @@ def test_an_offline_bundle_replays_the_live_memory_evidence(
     package.write(folder)
     replay = cli("verify", str(folder / "findings.json"), "--bundle", str(folder))
     assert replay.code == 0, replay.stdout + replay.stderr
+
+
+def test_hbm_far_below_the_limit_is_reported_and_the_log_verdict_stands(cli, tmp_path) -> None:
+    run, culprit, series = hbm_run("flat-hbm", climbs=False)
+    plain = run.write(tmp_path / "plain", {})
+    bundle = run.write(tmp_path / "bundle", {})
+    (bundle / "metrics").mkdir()
+    (bundle / "metrics" / "raw.json").write_text(json.dumps({"timeSeries": series}))
+    logs_only = troubleshoot(cli, "flat-hbm", "--bundle", str(plain))
+    findings = troubleshoot(cli, "flat-hbm", "--bundle", str(bundle))
+    assert verdict(findings) == verdict(logs_only)
+    (memory,) = findings["metrics"]["memory"]
+    assert memory["verdict"] == "below_limit" and memory["host"] == culprit.node
+    assert f"HBM on host {culprit.node} peaked at" in memory["summary"]
+    assert "the log evidence stands" in memory["summary"]
+    assert set(memory["evidence"]) <= set(findings["failures"][0]["evidence"])
+
+
+def test_the_export_reads_node_memory_for_the_logs_nodes_or_says_it_did_not(
+    cli, monkeypatch, tmp_path
+) -> None:
+    _, oom, series = host_oom_run("export-run")
+    window = ("--start", START, "--end", END)
+    with serve_monitoring(series) as monitoring:
+        monkeypatch.setenv("MLWIKI_MONITORING_ENDPOINT", monitoring.endpoint)
+        bare = cli(
+            "metrics", "export-run", "--project", PROJECT, *window, "--out", str(tmp_path / "a")
+        )
+        assert bare.code == 0, bare.stderr
+        assert "node memory: not read" in bare.stdout
+        assert not (tmp_path / "a" / "metrics" / "memory-allocatable-utilization.json").exists()
+        given = cli(
+            "metrics",
+            "export-run",
+            "--project",
+            PROJECT,
+            *window,
+            "--nodes",
+            oom.node,
+            "--out",
+            str(tmp_path / "b"),
+            "--format",
+            "json",
+        )
+        assert given.code == 0, given.stderr
+        assert given.json()["nodes"] == 1 and given.json()["skipped"] == []
+        written = json.loads(
+            (tmp_path / "b" / "metrics" / "memory-allocatable-utilization.json").read_text()
+        )
+        assert [s["resource"]["labels"]["node_name"] for s in written["timeSeries"]] == [oom.node]
+        bad = cli("metrics", "export-run", "--project", PROJECT, *window, "--nodes", "Bad_Node")
+        assert bad.code == 2 and "--nodes" in bad.stderr

@@ -33,8 +33,8 @@ with the aggregation `mlwiki.metrics.export` uses, so an exported bundle holds t
 6. Memory before an OOM (`mlwiki.diagnose.metric_memory`). For each disruption whose root
    cause is `hbm-oom-runtime` or `host-oom-killed`, and for each of its first `MAX_HOSTS`
    culprit hosts, the crash is the culprit's first root-cause line. Read, once per diagnosis and
-   workload-wide (one call each, within the run's metric budget; the verification workflows'
-   same queries over a narrower interval are then answered from it): HBM in use (the pod's
+   workload-wide (one call each, within the run's metric budget; a verification workflow's
+   same query over an interval inside the window is answered from it): HBM in use (the pod's
    fullest chip) and HBM total per pod; or the containers' non-evictable memory as a share of
    their limit and in bytes per pod, plus the node's share of its allocatable memory for the
    culprit nodes. On the culprit's series (its pod's, else its node's), the *peak* is the
