@@ -1,8 +1,10 @@
 """Disruptions: the moments a run broke, found from what marks a failure, grouped in time.
 
 A *seed* is a hit that says "something broke here":
-- every consequence (JobSet restart, max restarts, Job failed) and every cascade ("another task
-  died", leader lost, …) — healthy runs never print them;
+- every consequence (JobSet restart, max restarts, Job failed, a container's crash loop, a Kueue
+  eviction after the PodsReady timeout) and every cascade ("another task died", leader lost, …)
+  — healthy runs never print them, so a workload that shows one is never `no_failure`: it is
+  diagnosed when a root explains it and `inconclusive`, naming the pod's node, when none does;
 - a root match from the infrastructure (a node or VM event, or a Kubernetes event of a page whose
   failure kind is preemption or eviction) on one of the workload's nodes — what a workload
   container printed never counts as an infrastructure event, whatever words it holds;

@@ -50,6 +50,8 @@ class Evidence:
                     "quote": hit.quote,
                 }
             )
+            if hit.record:
+                self.items[-1]["record"] = list(hit.record)
         return self._ids[key]
 
     def cite_all(self, hits: list[Hit]) -> list[str]:

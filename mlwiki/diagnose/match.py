@@ -60,6 +60,9 @@ class Hit:
     incomplete: bool = (
         False  # its signature has a named group that named nothing (see continuation)
     )
+    # The insertIds of the written record the hit's line belongs to (a traceback GKE split into
+    # one entry per line), in time order, when it spans several entries (see continuation).
+    record: list[str] = field(default_factory=list)
 
 
 def hit_order(hit: Hit) -> tuple[float, str, str]:
@@ -224,7 +227,9 @@ def specific_in_records(hits: list[Hit], generic: frozenset[str]) -> list[Hit]:
     (`Traceback (most recent call last):`, a catch-all page) and its raised line naming the cause
     (`ValueError: RESOURCE_EXHAUSTED: …`, a specific page) are separate entries of one record,
     microseconds apart. A catch-all hit is dropped when a specific hit lies on the same container
-    stream (pod and log) within `RECORD_REACH` of it: the record is the specific page's.
+    stream (pod and log) within `RECORD_REACH` of it: the record is the specific page's. Of the
+    catch-all hits of one record (the header, the raised line) only the last is kept: the raised
+    line names the error, and the record is matched once.
     """
     if not generic:
         return hits
@@ -232,13 +237,22 @@ def specific_in_records(hits: list[Hit], generic: frozenset[str]) -> list[Hit]:
     for hit in hits:
         if hit.symptom not in generic and hit.pod:
             specific.setdefault((hit.pod, hit.log_name), []).append(hit.time)
-    kept = []
+    kept: list[Hit] = []
+    last_generic: dict[tuple[str, str, str], int] = {}  # (pod, log, page) → index in `kept`
     for hit in hits:
-        times = specific.get((hit.pod or "", hit.log_name), ())
+        stream = (hit.pod or "", hit.log_name)
+        times = specific.get(stream, ())
         if hit.symptom in generic and times:
             at = bisect.bisect_left(times, hit.time - RECORD_REACH)
             if at < len(times) and times[at] <= hit.time + RECORD_REACH:
                 continue
+        if hit.symptom in generic and hit.pod:
+            key = (*stream, hit.symptom)
+            previous = last_generic.get(key)
+            if previous is not None and hit.time - kept[previous].time <= RECORD_REACH:
+                kept[previous] = hit  # the same record: its later line (the raised one) stands
+                continue
+            last_generic[key] = len(kept)
         kept.append(hit)
     return kept
 

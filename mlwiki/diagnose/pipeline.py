@@ -11,7 +11,7 @@ from typing import Any, Optional
 
 from mlwiki.diagnose.clock import iso
 from mlwiki.diagnose.collect import Collection, from_bundle, from_cloud, session_of
-from mlwiki.diagnose.continuation import lend_names
+from mlwiki.diagnose.continuation import gather_records, lend_names
 from mlwiki.diagnose.disruptions import Disruption, find_disruptions, is_seed, stall_hit
 from mlwiki.diagnose.findings import Context, build_findings, ensure_valid
 from mlwiki.diagnose.match import Scan
@@ -56,6 +56,7 @@ def analyse(
     scan.add_all(source.entries)
     scan.finish()
     lend_names(scan, source.store)
+    gather_records(scan, source.store)
     hits = scan.relevant_hits()
     stall = stall_hit(scan, [h for h in hits if is_seed(h, scan.topology, symptoms)], symptoms)
     if stall is not None:

@@ -21,6 +21,7 @@ from typing import Any, Optional
 from mlwiki.diagnose.instants import Instants, Slots
 from mlwiki.diagnose.progress import Progress
 from mlwiki.logs.entry import NODE_LABEL, container_message
+from mlwiki.logs.workload import owned_by
 
 _LABEL_PREFIXES = ("k8s-pod/jobset_sigs_k8s_io/", "k8s-pod/jobset.sigs.k8s.io/")
 _COMPLETION_KEYS = (
@@ -183,15 +184,12 @@ class Topology:
                 self.other_workloads.add(name)
 
     def belongs(self, pod: str, labels: dict[str, Any]) -> bool:
-        """Whether `pod` is the workload's: by its JobSet label when the entry has one (exact),
-        else by its name (`WORKLOAD-…`; `finish` drops names of a longer known workload)."""
+        """Whether `pod` is the workload's: by an owner label (JobSet, Job, LeaderWorkerSet)
+        when the entry has one, else by its name — exactly (a bare pod) or `WORKLOAD-…`
+        (`mlwiki.logs.workload`; `finish` drops names of a longer known workload)."""
         if self.workload is None:
             return True
-        for prefix in _LABEL_PREFIXES:
-            name = labels.get(prefix + "jobset-name") if isinstance(labels, dict) else None
-            if name:
-                return name == self.workload
-        return pod.startswith(self.workload + "-")
+        return owned_by(self.workload, pod, labels)
 
     def longer_names(self) -> list[str]:
         """Known workloads whose names extend this one's (`llm-eval` for `llm`), longest first."""

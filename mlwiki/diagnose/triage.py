@@ -4,8 +4,9 @@ TAXONOMY.md's triage rule, as a method:
 1. Pointers: what the disruption's cascade, consequence and symptom lines name — the `task` of a
    heartbeat cascade (→ pod by JobSet coordinates → node), `host`s or worker addresses (a capture
    may list several, comma- or space-separated), a `pod`, the
-   `job` of "first failed job" (→ its pods, each with a share of one vote), and for node-level
-   symptom lines (NotReady, graceful shutdown) their own node. When a reporter (a page marked
+   `job` of "first failed job" (→ its pods, each with a share of one vote), and for node- and
+   pod-level symptom and consequence events (NotReady, graceful shutdown, a pod's crash loop)
+   their own node. When a reporter (a page marked
    `reporter: true` in its frontmatter: a Megascale digest, a TPU session master) names the failed
    hosts, the "first failed job" pointers are dropped: that Job merely exited first.
 2. Candidates: root matches in the disruption's window, except inside cascade lines and except
@@ -216,7 +217,7 @@ def pointers_of(hit: Hit, topology: Topology) -> list[Pointer]:
     if (
         not found
         and not captures
-        and hit.role == SYMPTOM
+        and hit.role in (SYMPTOM, CONSEQUENCE)
         and hit.host
         and (hit.resource_type in INFRA_RESOURCES or hit.resource_type == "k8s_pod")
     ):

@@ -48,15 +48,12 @@ from jinja2 import StrictUndefined, Template, TemplateError
 from jinja2.sandbox import SandboxedEnvironment
 
 from mlwiki.errors import BadInput
+from mlwiki.logs.workload import selector_clauses
 from mlwiki.wiki import MESSAGE_FIELDS
 
 if TYPE_CHECKING:
     from mlwiki.wiki import Action, Wiki
 
-JOBSET_LABEL_FIELDS = (
-    'labels."k8s-pod/jobset_sigs_k8s_io/jobset-name"',
-    'labels."k8s-pod/jobset.sigs.k8s.io/jobset-name"',
-)
 AUTOSCALER_MESSAGE_ID_FIELDS = (
     "jsonPayload.resultInfo.results.errorMsg.messageId",
     "jsonPayload.noDecisionStatus.noScaleUp.reason.messageId",
@@ -103,10 +100,9 @@ def filter_environment() -> SandboxedEnvironment:
 
 
 def workload_selector(workload: str) -> QueryFragment:
-    """Entries of the workload: its JobSet label (both spellings) or a pod named `WORKLOAD-…`."""
-    clauses = [f"{path}={_quote(workload)}" for path in JOBSET_LABEL_FIELDS]
-    clauses.append(f"resource.labels.pod_name:{_quote(f'{workload}-')}")
-    return QueryFragment(f"({' OR '.join(clauses)})")
+    """Entries of the workload: an owner label (JobSet, Job, LeaderWorkerSet; both spellings) or
+    a pod named exactly like it or `WORKLOAD-…` (`mlwiki.logs.workload`)."""
+    return QueryFragment(f"({' OR '.join(selector_clauses(workload, _quote))})")
 
 
 def time_window(start: str, end: str) -> QueryFragment:

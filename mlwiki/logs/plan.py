@@ -30,8 +30,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from mlwiki.logs.entry import JOBSET_LABELS, NODE_LABEL
+from mlwiki.logs.entry import NODE_LABEL
 from mlwiki.logs.query import And, Compare, Filter, Node, Or, compile_filter, quote
+from mlwiki.logs.workload import selector_clauses
 from mlwiki.timewindow import Window
 
 MAX_FILTER_CHARS = 18_000  # the API's limit is 20,000; leave room for the time bounds
@@ -55,8 +56,9 @@ def _field(*parts: str) -> str:
 
 
 def workload_query(workload: str) -> PlannedQuery:
-    clauses = [f"{_field('labels', label)}={quote(workload)}" for label in JOBSET_LABELS]
-    clauses.append(f"resource.labels.pod_name:{quote(workload + '-')}")
+    """The workload's entries by the shared rule of `mlwiki.logs.workload` (owner labels, a pod
+    named exactly like it or `WORKLOAD-…`), plus every event whose object names it."""
+    clauses = selector_clauses(workload, quote)
     clauses.append(f"jsonPayload.involvedObject.name:{quote(workload)}")
     return PlannedQuery("workload", " OR ".join(clauses))
 

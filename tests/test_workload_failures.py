@@ -1,0 +1,134 @@
+"""Issue #12's diagnosis rules on generic workload failures, through the public pipeline.
+
+A crash-looping workload is never `no_failure`; a FailedScheduling about an unbound claim is not
+blamed on TPU capacity; a bare pod named exactly like the workload is selected (offline and in
+the live and workflow queries); a traceback GKE split over five entries is matched once, as one
+record, whose evidence cites every entry.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+from mlwiki.diagnose.pipeline import diagnose
+from mlwiki.diagnose.topology import Topology
+from mlwiki.engine.render import workload_selector
+from mlwiki.logs.plan import workload_query
+from mlwiki.logs.query import compile_filter
+from mlwiki.wiki import load_wiki
+from tests.conftest import WIKI_ROOT
+
+WIKI = load_wiki(WIKI_ROOT)
+T0 = datetime(2026, 5, 4, 9, 0, tzinfo=timezone.utc)
+NODE = "gke-c-default-pool-1a2b3c4d-x1y2"
+
+
+def _at(seconds: float) -> str:
+    return (T0 + timedelta(seconds=seconds)).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def _event(n: int, seconds: float, pod: str, reason: str, message: str) -> dict[str, Any]:
+    return {
+        "insertId": f"ev{n}",
+        "logName": "projects/p/logs/events",
+        "timestamp": _at(seconds),
+        "severity": "WARNING",
+        "resource": {"type": "k8s_pod", "labels": {"pod_name": pod, "namespace_name": "default"}},
+        "jsonPayload": {
+            "reason": reason,
+            "message": message,
+            "type": "Warning",
+            "source": {"component": "kubelet", "host": NODE},
+            "involvedObject": {"kind": "Pod", "name": pod, "namespace": "default"},
+        },
+    }
+
+
+def _line(n: int, seconds: float, pod: str, text: str) -> dict[str, Any]:
+    return {
+        "insertId": f"ln{n}",
+        "logName": "projects/p/logs/stderr",
+        "timestamp": _at(seconds),
+        "severity": "ERROR",
+        "resource": {
+            "type": "k8s_container",
+            "labels": {"pod_name": pod, "container_name": "main", "namespace_name": "default"},
+        },
+        "labels": {"compute.googleapis.com/resource_name": NODE},
+        "textPayload": text,
+    }
+
+
+def _diagnose(tmp_path: Path, workload: str, entries: list[dict[str, Any]]) -> dict[str, Any]:
+    bundle = tmp_path / "bundle.json"
+    bundle.write_text(json.dumps(entries), encoding="utf-8")
+    return diagnose(workload, bundle=bundle, wiki=WIKI, verify=False).findings
+
+
+def test_a_crash_looping_workload_is_never_no_failure(tmp_path: Path) -> None:
+    pod = "consumer-66f5d4c8b9-qwxyz"
+    entries = [
+        _event(
+            i, 20 * 2**i, pod, "BackOff", f"Back-off restarting failed container main in pod {pod}"
+        )
+        for i in range(6)
+    ]
+    findings = _diagnose(tmp_path, "consumer", entries)
+    assert findings["status"] == "inconclusive"
+    assert [c["host"] for c in findings["culprit_hosts"]] == [NODE]
+    assert [f["symptom"] for f in findings["failures"]] == ["container-crash-loop"]
+
+
+def test_an_unbound_claim_is_not_blamed_on_tpu_capacity(tmp_path: Path) -> None:
+    message = (
+        "0/2 nodes are available: 2 pod has unbound immediate PersistentVolumeClaims. "
+        "preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling."
+    )
+    entries = [_event(i, 60 * i, "trainer-0", "FailedScheduling", message) for i in range(4)]
+    findings = _diagnose(tmp_path, "trainer", entries)
+    assert findings["status"] == "diagnosed"
+    assert findings["root_cause"]["symptom"] == "pvc-unbound"
+    assert all(f["symptom"] != "failed-scheduling-insufficient-tpu" for f in findings["failures"])
+
+
+def test_a_bare_pod_named_like_the_workload_is_selected(tmp_path: Path) -> None:
+    topology = Topology("tokenizer-job")
+    assert topology.belongs("tokenizer-job", {})
+    assert topology.belongs("tokenizer-job-x7k2p", {})
+    assert not topology.belongs("tokenizer-jobs", {})
+    job_label = {"k8s-pod/batch.kubernetes.io/job-name": "tokenizer-job"}
+    assert topology.belongs("export-x7k2p", job_label)
+    entry = _line(1, 0, "tokenizer-job", "hello")
+    for query in (str(workload_selector("tokenizer-job")), workload_query("tokenizer-job").filter):
+        assert compile_filter(query, "workload").matches(entry), query
+    image = "us-docker.pkg.dev/p/r/tokenizer:2.7"
+    entries = [
+        _event(1, 0, "tokenizer-job", "Failed", f'Failed to pull image "{image}": not found'),
+        _event(2, 5, "tokenizer-job", "BackOff", f'Back-off pulling image "{image}"'),
+    ]
+    findings = _diagnose(tmp_path, "tokenizer-job", entries)
+    assert findings["root_cause"]["symptom"] == "image-pull-failure"
+
+
+def test_a_traceback_split_over_five_entries_is_one_record(tmp_path: Path) -> None:
+    pod = "worker-7d8f9-abcde"
+    texts = [
+        "Traceback (most recent call last):",
+        '  File "/app/train.py", line 212, in <module>',
+        "    batch = next(data_iter)",
+        '  File "/app/data.py", line 88, in __next__',
+        "FileNotFoundError: [Errno 2] No such file or directory: '/data/shard-7.arrayrecord'",
+    ]
+    entries = [_line(i, 10 + i * 0.0003, pod, text) for i, text in enumerate(texts)]
+    entries.append(
+        _event(9, 12, pod, "BackOff", f"Back-off restarting failed container main in pod {pod}")
+    )
+    findings = _diagnose(tmp_path, "worker", entries)
+    assert findings["root_cause"]["symptom"] == "application-exception"
+    cited = [e for e in findings["evidence"] if e["symptom"] == "application-exception"]
+    assert len(cited) == 1, cited
+    assert cited[0]["quote"].startswith("FileNotFoundError")
+    assert cited[0]["record"] == [f"ln{i}" for i in range(5)]
