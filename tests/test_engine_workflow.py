@@ -242,10 +242,21 @@ def test_dry_run_prints_exact_commands_and_runs_nothing(tmp_path: Path) -> None:
     data = result.json()
     find, node = data["steps"]
     assert find["status"] == "dry_run"
+    owners = (
+        "jobset_sigs_k8s_io/jobset-name",
+        "jobset.sigs.k8s.io/jobset-name",
+        "batch_kubernetes_io/job-name",
+        "batch.kubernetes.io/job-name",
+        "job-name",
+        "leaderworkerset_sigs_k8s_io/name",
+        "leaderworkerset.sigs.k8s.io/name",
+    )
+    selector = " OR ".join(
+        [*(f'labels."k8s-pod/{key}"="demo-job"' for key in owners),
+         'resource.labels.pod_name="demo-job"', 'resource.labels.pod_name:"demo-job-"']
+    )  # fmt: skip
     assert find["filter"].startswith(
-        'resource.type="k8s_container"\nAND (labels."k8s-pod/jobset_sigs_k8s_io/jobset-name"='
-        '"demo-job" OR labels."k8s-pod/jobset.sigs.k8s.io/jobset-name"="demo-job" OR '
-        'resource.labels.pod_name:"demo-job-")\nAND (textPayload=~'
+        f'resource.type="k8s_container"\nAND ({selector})\nAND (textPayload=~'
     )
     assert find["filter"].endswith(f'AND timestamp>="{START}" AND timestamp<="{END}"')
     assert node["command"] == [

@@ -554,7 +554,7 @@ def crash_loop_silent(out: Path) -> None:
     workload, node = "queue-consumer", _node(b.rng)
     pod = f"{workload}-66f5d4c8b9-{_suffix(b.rng)}"
     _started(b, T0, pod, node, "consumer", "us-docker.pkg.dev/ml-platform-prod/apps/consumer:5.0")
-    t = _backoff(b, T0 + timedelta(seconds=8), pod, node, "consumer", 7)
+    _backoff(b, T0 + timedelta(seconds=8), pod, node, "consumer", 7)
     b.write(
         out,
         {
