@@ -68,16 +68,16 @@ def handle(args: argparse.Namespace) -> int:
     validate(ParamSpec("workload", "k8s_name"), args.workload, "WORKLOAD_ID")
     if (args.project is None) == (args.bundle is None):
         raise BadInput("--project or --bundle: say where the metrics are (one of them)")
+    nodes = _nodes(args)
     if args.project is not None:
         validate(ParamSpec("project", "project_id"), args.project, "--project")
-        source: Any = CloudMetrics(args.project)
+        source: Any = CloudMetrics(args.project, fetcher=_fetcher(args.project, nodes))
     else:
         source = BundleMetrics(args.bundle)
         if not source.available:
             raise BadInput(f"--bundle {args.bundle}: no metrics/ folder in it")
     wiki = load_wiki(find_wiki_root(explicit=args.wiki))
     window = _window(args, source)
-    nodes = _nodes(args)
     asked = export_workload(wiki, source, args.workload, window, nodes)
     written = write_export(source.fetched, args.out) if args.out is not None else []
     skipped = [] if nodes else [NO_NODES]
@@ -101,6 +101,16 @@ NO_NODES = (
     "node memory: not read — the workload's nodes are unknown (give --nodes, or write the "
     "bundle's logs into the --out folder first)"
 )
+
+
+def _fetcher(project: str, nodes: list[str]) -> Any:
+    """The export's Monitoring client: the usual call budget plus one call per chunk of nodes
+    (the user asked for all of them; each chunk is one small query)."""
+    from mlwiki.metrics.cloud import DEFAULT_MAX_CALLS, MetricBudget, MonitoringFetcher
+    from mlwiki.metrics.export import NODE_ACTIONS, node_chunks
+
+    extra = len(node_chunks(nodes)) * len(NODE_ACTIONS)
+    return MonitoringFetcher(project, budget=MetricBudget(DEFAULT_MAX_CALLS + extra))
 
 
 def _nodes(args: argparse.Namespace) -> list[str]:

@@ -162,22 +162,33 @@ class Reader:
             return None
         if reading.action in self.answers:
             return self.answers[reading.action]
-        from mlwiki.metrics.export import as_window, node_query, workload_query
+        from mlwiki.metrics.export import node_chunks, node_query, workload_query
 
         answer = self.answers[reading.action] = Answer(reading)
-        if reading.nodes:
-            query = node_query(self.wiki, reading.action, self.nodes, self.window)
+        if reading.nodes:  # one query per chunk of node names the action's parameter takes
+            queries = [
+                node_query(self.wiki, reading.action, c, self.window)
+                for c in node_chunks(self.nodes)
+            ]
         else:
-            query = workload_query(self.wiki, reading.action, self.workload, self.window)
-        text, answer.aggregation, answer.metric = query
+            queries = [workload_query(self.wiki, reading.action, self.workload, self.window)]
+        for text, answer.aggregation, answer.metric in queries:
+            self._ask(answer, text)
+        return answer
+
+    def _ask(self, answer: Answer, text: str) -> None:
+        from mlwiki.metrics.export import as_window
+
+        assert answer.aggregation is not None
         try:
             found = self.metrics.query(text, answer.aggregation, as_window(self.window))
         except BadInput as error:  # permission denied, an API that refuses: a gap, not fatal
             answer.partial, answer.reason = True, str(error)
-            return answer
-        answer.series = [s for s in found.series if s.points]
-        answer.partial, answer.reason, answer.calls = found.partial, found.reason, found.calls
-        return answer
+            return
+        answer.series += [s for s in found.series if s.points]
+        answer.calls += found.calls
+        if found.partial:
+            answer.partial, answer.reason = True, found.reason
 
     @property
     def calls(self) -> int:
@@ -446,7 +457,7 @@ def amend_memory(
     found = targets(findings, disruptions)
     if not found:
         return
-    nodes = sorted({t.culprit.host for t in found})[:100]
+    nodes = sorted({t.culprit.host for t in found})
     reader = Reader(wiki, metrics, findings["workload"], window, nodes)
     assessor = Assessor(findings, reader, topology)
     items = []

@@ -181,8 +181,8 @@ def _reduce(series: list[Series], reducer: str, group_by: tuple[str, ...]) -> li
     fields = [label_field(name, "group_by_fields") for name in group_by]
     groups: dict[tuple[Optional[str], ...], list[Series]] = {}
     for item in series:
-        key = tuple(item.labels(section, key) for section, key in fields)
-        groups.setdefault(key, []).append(item)
+        read = item.labels  # one reader a series, asked for every field
+        groups.setdefault(tuple(read(section, key) for section, key in fields), []).append(item)
     combine = _COMBINE[function]
     reduced = []
     for key, members in groups.items():

@@ -3,7 +3,8 @@ prints and writes into a bundle, and what a diagnosis of that bundle reads back.
 
 Each action of `EXPORT_ACTIONS` (duty cycle, TensorCore utilization, HBM used and total, host
 memory of the containers) is rendered for the workload, and each of `NODE_ACTIONS` (node memory)
-for the workload's nodes (at most `NODES_PER_QUERY` a query), and asked of the source with its
+for the workload's nodes (`node_chunks`: as many names a query as the action's `nodes` parameter
+takes), and asked of the source with its
 aggregation, the alignment period widened as the diagnosis widens it (`period_for`). The
 diagnosis asks the very same queries (`action_query`) over the same window — node memory for its
 culprit nodes, a subset of the exported ones — so the exported files hold exactly the answers it
@@ -94,14 +95,28 @@ def workload_query(
 def node_query(
     wiki: Wiki, action_id: str, nodes: Sequence[str], window: tuple[float, float]
 ) -> tuple[str, Aggregation, str]:
-    """(filter, aggregation, metric type) of a node action for the nodes (sorted, at most
-    NODES_PER_QUERY)."""
+    """(filter, aggregation, metric type) of a node action for one chunk of nodes (sorted)."""
     return action_query(wiki, action_id, window, {"nodes": ",".join(sorted(nodes))})
 
 
 def node_chunks(nodes: Iterable[str]) -> list[list[str]]:
-    ordered = sorted(set(nodes))
-    return [ordered[i : i + NODES_PER_QUERY] for i in range(0, len(ordered), NODES_PER_QUERY)]
+    """The nodes, sorted, in chunks a node action's `nodes` parameter takes: at most
+    NODES_PER_QUERY names and, joined with commas, at most the engine's value length."""
+    from mlwiki.engine.params import MAX_VALUE_LENGTH
+
+    chunks: list[list[str]] = []
+    length = 0
+    for node in sorted(set(nodes)):
+        if (
+            not chunks
+            or len(chunks[-1]) >= NODES_PER_QUERY
+            or length + 1 + len(node) > MAX_VALUE_LENGTH
+        ):
+            chunks.append([])
+            length = -1
+        chunks[-1].append(node)
+        length += 1 + len(node)
+    return chunks
 
 
 def as_window(window: tuple[float, float]) -> Window:
@@ -126,7 +141,7 @@ def export_workload(
     nodes: Iterable[str] = (),
 ) -> list[Asked]:
     """Ask the source for every metric of `EXPORT_ACTIONS` the wiki has (one call each), and of
-    `NODE_ACTIONS` for `nodes` (one call per NODES_PER_QUERY nodes; none without nodes)."""
+    `NODE_ACTIONS` for `nodes` (one call per chunk of `node_chunks`; none without nodes)."""
     asked = [
         _ask(source, a, workload_query(wiki, a, workload, window), as_window(window))
         for a in EXPORT_ACTIONS

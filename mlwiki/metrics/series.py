@@ -48,7 +48,13 @@ class Series:
 
     @property
     def labels(self) -> Labels:
-        return labels_reader(self.to_json(with_points=False))
+        return labels_reader(
+            {
+                "metric": {"type": self.metric_type, "labels": self.metric_labels},
+                "resource": {"type": self.resource_type, "labels": self.resource_labels},
+                "metadata": {"systemLabels": self.system_labels, "userLabels": self.user_labels},
+            }
+        )
 
     @property
     def pod(self) -> Optional[str]:

@@ -8,14 +8,15 @@ one `query(filter, aggregation, window)`, so that a bundle answers exactly like 
   and `partial: true` ("the bundle holds no metrics"), never with an empty "all is well".
 - `CloudMetrics(project)`: the real client (`mlwiki.metrics.cloud`), one counted call per page.
 Both remember what each query returned (`fetched`: name → `{"timeSeries": [...]}`) so that a
-diagnosis can cite points, export them into a bundle and hand them off.
+diagnosis can cite points, export them into a bundle and hand them off; a bundle's answers are
+turned into that JSON only when they are read (`Answers`), not on every query of a diagnosis.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional, Protocol
@@ -40,8 +41,34 @@ class MetricResult:
     interval: tuple[float, float] = (0.0, 0.0)
 
 
+class Answers(MutableMapping[str, dict[str, Any]]):
+    """Query answers by export name, each `{"timeSeries": [...]}`; an answer given as series is
+    rendered to that JSON the first time it is read."""
+
+    def __init__(self) -> None:
+        self._items: dict[str, Any] = {}
+
+    def __getitem__(self, name: str) -> dict[str, Any]:
+        value = self._items[name]
+        if isinstance(value, list):
+            value = self._items[name] = response_json(value)
+        return value  # type: ignore[no-any-return]
+
+    def __setitem__(self, name: str, value: Any) -> None:
+        self._items[name] = value
+
+    def __delitem__(self, name: str) -> None:
+        del self._items[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._items)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+
 class MetricSource(Protocol):
-    fetched: dict[str, dict[str, Any]]
+    fetched: MutableMapping[str, dict[str, Any]]
     pod_nodes: Mapping[str, str]
 
     def query(self, filter_text: str, aggregation: Aggregation, window: Window) -> MetricResult: ...
@@ -96,7 +123,7 @@ def read_metrics_folder(folder: Path) -> list[Series]:
 class BundleMetrics:
     bundle: Path
     pod_nodes: Mapping[str, str] = field(default_factory=dict)
-    fetched: dict[str, dict[str, Any]] = field(default_factory=dict)
+    fetched: Answers = field(default_factory=Answers)
     calls: int = 0
     _series: Optional[list[Series]] = None
 
@@ -129,7 +156,7 @@ class BundleMetrics:
             )
         chosen = [s for s in self.all_series() if compiled.matches(s.labels)]
         series = aggregation.apply(chosen, interval)
-        self.fetched[export_name(filter_text, aggregation, self.fetched)] = response_json(series)
+        self.fetched[export_name(filter_text, aggregation, self.fetched)] = series
         return MetricResult(series, interval=interval)
 
 
@@ -186,7 +213,7 @@ class CloudMetrics:
         return MetricResult(got.series, got.partial, got.reason, got.calls, interval)
 
 
-def write_export(fetched: dict[str, dict[str, Any]], out: Path) -> list[Path]:
+def write_export(fetched: Mapping[str, dict[str, Any]], out: Path) -> list[Path]:
     """Each query's answer as `OUT/metrics/NAME.json` (what timeSeries.list returns)."""
     folder = out / METRICS_DIR
     try:
