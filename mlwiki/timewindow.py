@@ -44,10 +44,15 @@ _UNITS = {
     "week": 604800,
     "weeks": 604800,
 }
-_DURATION_PART = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([a-z]+)\s*")
+_DURATION_PART = re.compile(r"\s*([0-9]{1,12}(?:\.[0-9]{1,9})?)\s*([a-z]+)\s*")
+# The instants and spans accepted anywhere (entries, findings, flags): a log line from before
+# 1970 or after 2999 is a broken clock or a hostile file, and datetime arithmetic stays in range.
+EARLIEST_NS = 0
+LATEST_NS = 32503680000 * 1_000_000_000  # 3000-01-01T00:00:00Z
+MAX_DURATION = timedelta(days=366 * 100)
 _RFC3339 = re.compile(
-    r"^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?"
-    r"(?:([Zz])|([+-])(\d{2}):?(\d{2}))$"
+    r"^([0-9]{4})-([0-9]{2})-([0-9]{2})[Tt ]([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.([0-9]{1,9}))?"
+    r"(?:([Zz])|([+-])([01][0-9]|2[0-3]):?([0-5][0-9]))$"
 )
 # Epoch seconds of "YYYY-MM-DDTHH:MM:SS" prefixes: log entries share seconds heavily, and
 # this keeps the hot path of timestamp comparison to a dict lookup and an int().
@@ -93,7 +98,12 @@ def timestamp_ns(text: object) -> Optional[int]:
 
 
 def _parse_ns(text: str) -> Optional[int]:
-    if len(text) < 20:
+    value = _instant_ns(text)
+    return value if value is not None and EARLIEST_NS <= value < LATEST_NS else None
+
+
+def _instant_ns(text: str) -> Optional[int]:
+    if len(text) < 20 or len(text) > 40:
         return None
     if text[-1] in "Zz" and text[10] in "Tt ":
         rest = text[19:-1]
@@ -155,6 +165,8 @@ def parse_duration(text: str, flag: str = "duration") -> timedelta:
         position = match.end()
     if total <= 0:
         raise BadInput(f"{flag}: {text!r} is not a positive duration")
+    if total > MAX_DURATION.total_seconds():
+        raise BadInput(f"{flag}: {text!r} is longer than {MAX_DURATION.days // 366} years")
     return timedelta(seconds=total)
 
 

@@ -30,8 +30,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
+    from mlwiki.errors import BadInput
     from mlwiki.snapshot import take_snapshot
 
+    # Checked before kubectl runs, so a mistyped --out costs nothing.
+    if Path(args.out).exists() and not Path(args.out).is_dir():
+        raise BadInput(f"--out {args.out}: is a file; give a folder to write the snapshot into")
     report = take_snapshot(Path(args.out), context=args.context, namespace=args.namespace)
     if args.format == "json":
         from mlwiki.output import emit_json

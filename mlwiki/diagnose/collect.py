@@ -134,7 +134,7 @@ def window_from_flags(args: Any) -> Optional[Window]:
     """The window of --start/--end/--since; None when no flag is given (a bundle is read whole)."""
     from mlwiki.timewindow import resolve_window
 
-    if not (args.start or args.end or args.since):
+    if args.start is None and args.end is None and args.since is None:
         return None
     return resolve_window(args.start, args.end, args.since)
 

@@ -161,8 +161,9 @@ def validate(spec: ParamSpec, value: Any, where: Optional[str] = None) -> Value:
             raise _fail(where, f"{text!r} is not one of {', '.join(spec.values)}")
         return text
     if spec.type == "integer":
-        if not text.isdigit():
-            raise _fail(where, f"{text!r} is not a whole number")
+        # ASCII digits only: str.isdigit() also accepts '²' and '٣', which int() refuses.
+        if not (text.isascii() and text.isdigit()) or len(text) > 18:
+            raise _fail(where, f"{text[:40]!r} is not a whole number (0-9, at most 18 digits)")
         number = int(text)
         if spec.minimum is not None and number < spec.minimum:
             raise _fail(where, f"{number} is below the minimum {spec.minimum}")
