@@ -118,6 +118,14 @@ class WikiTools:
     def wiki(self) -> Wiki:
         return load_wiki(self.root)
 
+    def diagnosis_wiki(self) -> Wiki:
+        """The wiki, its symptom pages checked usable (a broken page is a tool error)."""
+        from mlwiki.wiki_check import check_symptoms
+
+        wiki = self.wiki()
+        check_symptoms(wiki)
+        return wiki
+
     # -- helpers ---------------------------------------------------------------------------------
 
     def bundle_path(self, bundle: Optional[str]) -> Optional[Path]:
@@ -258,7 +266,9 @@ class WikiTools:
 
         args = self.source(workload, bundle, project, start, end, since)
         collection = collection_for(workload, args)
-        rows, problems = match_rows(self.wiki().symptoms.values(), collection.entries, workload)
+        rows, problems = match_rows(
+            self.diagnosis_wiki().symptoms.values(), collection.entries, workload
+        )
         return _with_log_note(
             {
                 "matches": rows[:limit],
@@ -285,7 +295,9 @@ class WikiTools:
         from mlwiki.diagnose.pipeline import analyse
 
         args = self.source(workload, bundle, project, start, end, since)
-        result = analyse(self.wiki(), workload, collection_for(workload, args), project=project)
+        result = analyse(
+            self.diagnosis_wiki(), workload, collection_for(workload, args), project=project
+        )
         return _with_log_note(
             {"findings": result.findings, "report_markdown": result.report_markdown}
         )
@@ -395,19 +407,21 @@ class WikiTools:
         """Check findings the way the reviewer must (`mlwiki verify`): schema-valid; the root
         cause, every culprit host and every failure row cite evidence ids that exist; each
         evidence item's insertId and timestamp are in the bundle (or, for findings read from Cloud
-        Logging, in that project's logs) and its quote is in that entry.
-        Returns passed, status (PASS or FAIL) and one line per problem."""
+        Logging, in that project's logs) and its quote is in that entry. Pass the bundle the
+        findings came from: a bundle the findings name themselves is never trusted.
+        Returns passed, status (PASS or FAIL), one line per problem and checked_against."""
         from mlwiki.diagnose.verify import load_findings, verify_findings
 
         if (findings is None) == (findings_path is None):
             raise BadInput("findings or findings_path: give exactly one")
         data = findings if findings is not None else load_findings(Path(str(findings_path)))
-        problems, _ = verify_findings(self.wiki(), data, bundle=self.bundle_path(bundle))
+        problems, source = verify_findings(self.wiki(), data, bundle=self.bundle_path(bundle))
         return {
             "passed": not problems,
             "status": "FAIL" if problems else "PASS",
             "problems": problems,
             "evidence": len(data.get("evidence") or []),
+            "checked_against": source,
         }
 
     # -- resources -------------------------------------------------------------------------------

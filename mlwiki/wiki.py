@@ -252,6 +252,7 @@ class Wiki:
     workflows: dict[str, Workflow] = field(default_factory=dict)
     problems: list[LoadProblem] = field(default_factory=list)
     duplicates: list[tuple[str, Path, Path]] = field(default_factory=list)
+    checked: set[str] = field(default_factory=set)  # documents found usable (wiki_check)
 
     @property
     def repo_root(self) -> Path:
@@ -265,12 +266,24 @@ class Wiki:
         return [p for p in self.pages.values() if p.type == page_type]
 
     def action(self, action_id: str) -> Action:
-        """The action `action_id`, or BadInput naming it (with close matches)."""
-        return _lookup("action", self.actions, action_id, self.root / ACTIONS_DIR)
+        """The action `action_id`, checked usable (`mlwiki.wiki_check`); else BadInput naming
+        its file's problem, or the id with close matches."""
+        return self._usable("action", self.actions, str(action_id), ACTIONS_DIR)
 
     def workflow(self, workflow_id: str) -> Workflow:
-        """The workflow `workflow_id`, or BadInput naming it (with close matches)."""
-        return _lookup("workflow", self.workflows, workflow_id, self.root / WORKFLOWS_DIR)
+        """The workflow `workflow_id`, checked usable with every action it uses (see `action`)."""
+        return self._usable("workflow", self.workflows, str(workflow_id), WORKFLOWS_DIR)
+
+    def _usable(self, kind: str, table: dict[str, Any], doc_id: str, folder: str) -> Any:
+        from mlwiki import wiki_check
+
+        if doc_id not in table:
+            problem = wiki_check.load_problem(self, folder, doc_id)
+            if problem is not None:
+                wiki_check.raise_load_problem(problem)
+        doc = _lookup(kind, table, doc_id, self.root / folder)
+        wiki_check.check_json_doc(self, doc, kind)
+        return doc
 
 
 def _lookup(kind: str, table: dict[str, Any], doc_id: str, folder: Path) -> Any:

@@ -40,8 +40,10 @@ def match_rows(args: argparse.Namespace) -> list[dict[str, Any]]:
     from mlwiki.diagnose import match
     from mlwiki.diagnose.collect import collection_for
     from mlwiki.wiki import find_wiki_root, load_wiki
+    from mlwiki.wiki_check import check_symptoms
 
     wiki = load_wiki(find_wiki_root(explicit=args.wiki))
+    check_symptoms(wiki)
     collection = collection_for(args.workload, args)
     rows, problems = match.match_rows(wiki.symptoms.values(), collection.entries, args.workload)
     for problem in problems:

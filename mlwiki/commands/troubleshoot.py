@@ -10,6 +10,11 @@ from typing import Any
 from mlwiki.errors import EXIT_OK, BadInput
 from mlwiki.redact.output import add_no_redact
 
+# Upper bounds of the collection flags: beyond them a value is a typo, not a plan (a day of
+# entries.list at the 60/min quota is 86,400 calls; 10^8 entries is far past memory).
+MAX_LOG_CALLS = 100_000
+MAX_ENTRIES = 100_000_000
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
@@ -48,7 +53,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--out",
         type=Path,
-        help="write the findings JSON to FILE and the Markdown report beside it (FILE with .md)",
+        help="write the findings JSON to FILE and the Markdown report beside it (FILE with .md); "
+        "never over an input",
     )
     parser.add_argument("--format", choices=("md", "json"), default="md")
     add_no_redact(parser)
@@ -69,13 +75,21 @@ def handle(args: argparse.Namespace) -> int:
     validate(ParamSpec("workload", "k8s_name"), args.workload, "WORKLOAD_ID")
     if args.project is not None:
         validate(ParamSpec("project", "project_id"), args.project, "--project")
-    for flag, value in (
-        ("--max-log-calls", args.max_log_calls),
-        ("--max-entries", args.max_entries),
+    for flag, value, most in (
+        ("--max-log-calls", args.max_log_calls, MAX_LOG_CALLS),
+        ("--max-entries", args.max_entries, MAX_ENTRIES),
     ):
-        if value is not None and value < 1:
-            raise BadInput(f"{flag} {value}: must be at least 1")
+        if value is not None and not 1 <= value <= most:
+            raise BadInput(f"{flag} {str(value)[:20]}: must be at least 1 and at most {most:,}")
+    from mlwiki.wiki_check import check_symptoms
+
+    if args.out is not None:
+        from mlwiki.outputs import check_outputs
+
+        # Checked before the diagnosis runs: a wrong --out costs nothing and overwrites nothing.
+        check_outputs([args.out, report_path(args.out)], [args.bundle], "--out")
     wiki = load_wiki(find_wiki_root(explicit=args.wiki))
+    check_symptoms(wiki)
     collection = collection_for(args.workload, args)
     result = analyse(wiki, args.workload, collection, project=args.project)
     for problem in result.findings["data"].get("problems", []):
@@ -83,10 +97,11 @@ def handle(args: argparse.Namespace) -> int:
     findings, report = redacted_diagnosis(result, args)
     text = dumps(findings)
     if args.out is not None:
+        from mlwiki.outputs import write_atomically
+
         try:
-            args.out.parent.mkdir(parents=True, exist_ok=True)
-            args.out.write_text(text + "\n", encoding="utf-8")
-            args.out.with_suffix(".md").write_text(report, encoding="utf-8")
+            write_atomically(args.out, (text + "\n").encode())
+            write_atomically(report_path(args.out), report.encode())
         except OSError as error:
             raise BadInput(f"--out: cannot write {args.out}: {error.strerror or error}") from None
     print(
@@ -94,6 +109,11 @@ def handle(args: argparse.Namespace) -> int:
         end="\n" if args.format == "json" else "",
     )
     return EXIT_OK
+
+
+def report_path(out: Path) -> Path:
+    """The Markdown report beside `--out FILE`: FILE with `.md` (never FILE itself)."""
+    return out.with_suffix(".md") if out.suffix != ".md" else out.with_name(out.name + ".md")
 
 
 def redacted_diagnosis(result: Any, args: argparse.Namespace) -> tuple[dict[str, Any], str]:

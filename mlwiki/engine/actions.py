@@ -147,7 +147,7 @@ def render(action: Action, values: Mapping[str, Any], wiki: Wiki) -> Union[list[
         return render_metric_filter(action, values)
     if action.kind in ("kubectl", "gcloud"):
         return render_command(action, values)
-    raise BadInput(f"action {action.id}: unknown kind {action.kind!r}")
+    raise BadInput(f"{action.path}: action {action.id}: unknown kind {action.kind!r}")
 
 
 def is_mutating(action: Action, rendered: Union[list[str], str]) -> bool:
@@ -177,7 +177,9 @@ def log_outputs(action: Action, entries: list[dict[str, Any]]) -> dict[str, Any]
         try:
             compiled = re2.compile(pattern)
         except re2.error as error:
-            raise BadInput(f"action {action.id}: extract.{name}: invalid RE2: {error}") from None
+            raise BadInput(
+                f"{action.path}: action {action.id}: extract.{name}: invalid RE2: {error}"
+            ) from None
         values: dict[str, None] = {}
         for text in texts:
             for match in compiled.finditer(text):
@@ -310,7 +312,7 @@ class Executor:
         from mlwiki.metrics.summary import node_or_pod, summarize
         from mlwiki.timewindow import Window, parse_timestamp
 
-        where = f"action {action.id}"
+        where = f"{action.path}: action {action.id}"
         compile_filter(result.rendered, f"{where}: filter")
         aggregation = Aggregation.from_spec(action.data.get("aggregation"), f"{where}: aggregation")
         result.aggregation = aggregation.to_spec()

@@ -211,12 +211,12 @@ def render_command(action: Action, values: Mapping[str, Any]) -> list[str]:
     program = action.kind
     if not template or template[0] != program:
         raise BadInput(
-            f"action {action.id}: command must start with {program!r} (its kind), "
+            f"{action.path}: action {action.id}: command must start with {program!r} (its kind), "
             f"not {template[0] if template else 'nothing'!r}"
         )
     argv = [program]
     for position, element in enumerate(template[1:], start=1):
-        where = f"action {action.id}: command[{position}]"
+        where = f"{action.path}: action {action.id}: command[{position}]"
         rendered = _render(command_environment(), element, values, where)
         if rendered == "":
             continue
@@ -278,7 +278,7 @@ def any_of(field: str, values: Any) -> QueryFragment:
 def render_metric_filter(action: Action, values: Mapping[str, Any]) -> str:
     """The Monitoring filter of a metric_query action, every value quoted as a filter string."""
     functions = {"workload_pods": workload_pods, "any_of": any_of}
-    where = f"action {action.id}: filter"
+    where = f"{action.path}: action {action.id}: filter"
     return _render(filter_environment(), action.filter or "", values, where, functions)
 
 
@@ -289,5 +289,5 @@ def render_filter(action: Action, values: Mapping[str, Any], wiki: Wiki) -> str:
         "time_window": time_window,
         "symptom_match": lambda symptom_id: symptom_clauses(wiki, symptom_id),
     }
-    where = f"action {action.id}: filter"
+    where = f"{action.path}: action {action.id}: filter"
     return _render(filter_environment(), action.filter or "", values, where, functions)
