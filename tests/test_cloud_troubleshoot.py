@@ -129,7 +129,10 @@ def test_verify_looks_cited_entries_up_in_cloud_logging(cli, logging_api, tmp_pa
     before = len(logging_api.requests)
     result = cli("verify", str(out), "--format", "json")
     assert result.code == 0, result.stdout + result.stderr
-    assert result.json()["checked_against"] == f"Cloud Logging projects/{PROJECT}"
+    assert (
+        result.json()["checked_against"]
+        == f"Cloud Logging projects/{PROJECT} (the project the findings name)"
+    )
     lookups = logging_api.requests[before:]
     assert len(lookups) == 1 and "insertId=(" in lookups[0]["filter"]
     findings = json.loads(out.read_text())
@@ -146,7 +149,7 @@ def test_an_explicit_project_wins_over_the_bundle_the_findings_name(
     out = tmp_path / "findings.json"
     assert cli("troubleshoot", WORKLOAD, "--bundle", str(DEMO), "--out", str(out)).code == 0
     result = cli("verify", str(out), "--project", PROJECT, "--format", "json")
-    assert result.json()["checked_against"] == f"Cloud Logging projects/{PROJECT}"
+    assert result.json()["checked_against"] == f"Cloud Logging projects/{PROJECT} (given)"
     assert result.code == 0, result.stdout
 
 

@@ -259,9 +259,10 @@ def test_watch_reports_and_downloads_a_reply_once(tmp_path: Path, gcs: GcsEmulat
     assert updates[0]["size"] == 8 and updates[0]["preview"] is None
 
 
-def test_watch_skips_names_unsafe_as_local_paths(tmp_path: Path, gcs: GcsEmulator) -> None:
+def test_watch_saves_unsafe_names_under_safe_local_names(tmp_path: Path, gcs: GcsEmulator) -> None:
     """Object names are data: one that would clobber the watch state or is not a clean relative
-    path is reported but never written locally. (The emulator itself refuses '..' in names.)"""
+    path is saved under `_renamed/<hash>-<clean name>`, never where its name points.
+    (The emulator itself refuses '..' in names.)"""
     key = "mlwiki-llm-pretrain-nocase-0123456789ab"
     bucket = gcs.bucket()
     bucket.blob(f"{key}/.watch-state.json").upload_from_string(b'{"seen": {"x": "1"}}')
@@ -274,8 +275,11 @@ def test_watch_skips_names_unsafe_as_local_paths(tmp_path: Path, gcs: GcsEmulato
         ".watch-state.json",
         "responses//double-slash.txt",
     ]
-    assert all(u["local_path"] is None and "unsafe" in u["skipped"] for u in updates)
-    assert not list((tmp_path / "local").rglob("double-slash.txt"))
+    folder = tmp_path / "local" / key
+    for update in updates:
+        saved = Path(update["local_path"])
+        assert saved.parent == folder / "_renamed" and saved.is_file()
+    assert json.loads((folder / ".watch-state.json").read_text())["seen"] != {"x": "1"}
     assert handoff(tmp_path, *watch).json()["updates"] == []
 
 

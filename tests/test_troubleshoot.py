@@ -40,7 +40,7 @@ def test_demo_findings_and_out_files_pass_verify(tmp_path: Path) -> None:
     assert findings["root_cause"]["symptom"] == "host-oom-killed"
     assert findings["culprit_hosts"][0]["task"] == 9
     assert findings["approvals"] == []
-    check = run_cli("verify", str(out))
+    check = run_cli("verify", str(out), "--bundle", str(DEMO))
     assert check.code == 0, check.stdout
 
 

@@ -18,5 +18,5 @@ def test_the_quoted_report_is_what_troubleshoot_prints(monkeypatch, tmp_path) ->
     )
     assert report.code == 0
     assert report.stdout.startswith(quoted.rstrip("\n")), "re-paste the report into TUTORIAL.md"
-    verify = run_cli("verify", str(tmp_path / "f.json"))
+    verify = run_cli("verify", str(tmp_path / "f.json"), "--bundle", DEMO)
     assert verify.stdout.strip() in text, "re-paste the verify output into TUTORIAL.md"

@@ -35,25 +35,25 @@ def test_good_findings_pass(findings: Path) -> None:
 
 def test_altered_quote_fails(findings: Path) -> None:
     tamper(findings, lambda d: d["evidence"][0].update(quote="Out of memory: Killed process 1 (x)"))
-    result = run_cli("verify", str(findings))
+    result = run_cli("verify", str(findings), "--bundle", str(DEMO))
     assert result.code == 1 and "E1" in result.stdout and "quote" in result.stdout
 
 
 def test_unfetched_entry_fails(findings: Path) -> None:
     tamper(findings, lambda d: d["evidence"][1].update(timestamp="2020-01-01T00:00:00Z"))
-    result = run_cli("verify", str(findings))
+    result = run_cli("verify", str(findings), "--bundle", str(DEMO))
     assert result.code == 1 and "no entry with this insertId and timestamp" in result.stdout
 
 
 def test_uncited_conclusion_fails(findings: Path) -> None:
     tamper(findings, lambda d: d["failures"][0].update(evidence=["E999"]))
-    result = run_cli("verify", str(findings))
+    result = run_cli("verify", str(findings), "--bundle", str(DEMO))
     assert result.code == 1 and "E999" in result.stdout
 
 
 def test_schema_violation_fails(findings: Path) -> None:
     tamper(findings, lambda d: d.update(status="probably"))
-    assert run_cli("verify", str(findings)).code == 1
+    assert run_cli("verify", str(findings), "--bundle", str(DEMO)).code == 1
 
 
 def test_bad_files_exit_2(tmp_path: Path) -> None:

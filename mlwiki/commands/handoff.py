@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from pathlib import Path
 from typing import Any, Optional
@@ -80,8 +81,11 @@ def _bucket_name(given: Optional[str]) -> str:
 
 
 def _check_args(args: argparse.Namespace) -> None:
-    if args.interval <= 0 or args.max_interval < args.interval:
-        raise BadInput("--interval must be > 0 and --max-interval at least --interval")
+    finite = all(math.isfinite(v) for v in (args.interval, args.max_interval))
+    if not finite or args.interval <= 0 or args.max_interval < args.interval:
+        raise BadInput(
+            "--interval must be a number of seconds > 0 and --max-interval at least --interval"
+        )
     if args.watch:
         if args.workload:
             raise BadInput("--watch KEY takes no WORKLOAD_ID (it watches an existing folder)")
@@ -95,17 +99,21 @@ def _check_args(args: argparse.Namespace) -> None:
 
 
 def _load_findings(path: str, schema_dir: Path) -> dict[str, Any]:
+    from mlwiki.logs.limits import read_json_file
     from mlwiki.schemas import FINDINGS, error_path, validator
+    from mlwiki.timewindow import timestamp_ns
 
-    try:
-        findings = json.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as error:
-        raise BadInput(f"--findings {path}: cannot read: {error.strerror}") from None
-    except (ValueError, UnicodeDecodeError) as error:
-        raise BadInput(f"--findings {path}: not valid JSON: {error}") from None
+    findings = read_json_file(Path(path), "--findings", "findings file")
     problem = next(iter(validator(schema_dir, FINDINGS).iter_errors(findings)), None)
     if problem is not None:
-        raise BadInput(f"--findings {path}: {error_path(problem)}: {problem.message}")
+        raise BadInput(f"--findings {path}: {error_path(problem)}: {problem.message[:300]}")
+    for number, item in enumerate(findings.get("evidence") or []):
+        stamp = item.get("timestamp") if isinstance(item, dict) else None
+        if stamp is not None and timestamp_ns(stamp) is None:
+            raise BadInput(
+                f"--findings {path}: evidence[{number}].timestamp {str(stamp)[:40]!r} is not an "
+                "RFC 3339 timestamp between 1970 and 2999"
+            )
     return findings
 
 
@@ -122,7 +130,11 @@ def _diagnosed_inputs(
     if args.bundle is None and args.project is None:
         raise BadInput("--findings, --bundle or --project: say what to hand off")
     collection = collection_for(workload, args)
-    result = analyse(load_wiki(wiki_root), workload, collection, project=args.project)
+    from mlwiki.wiki_check import check_symptoms
+
+    wiki = load_wiki(wiki_root)
+    check_symptoms(wiki)
+    result = analyse(wiki, workload, collection, project=args.project)
     keys = cited_keys(result.findings)
     entries = {keys[eid]: entry for eid, entry in result.cited_entries.items() if eid in keys}
     scan = result.scan
@@ -176,8 +188,13 @@ def _print_update(update: Any, as_json: bool) -> None:
     if as_json:
         print(json.dumps(update.to_json()), flush=True)
         return
-    where = f"saved to {update.local_path}" if update.local_path else update.skipped
-    print(f"NEW {update.url}  {update.updated or '-'}  {update.size} bytes  {where}", flush=True)
+    from mlwiki.handoff.watch import printable_name
+
+    where = f"saved to {printable_name(update.local_path)}" if update.local_path else update.skipped
+    print(
+        f"NEW {printable_name(update.url)}  {update.updated or '-'}  {update.size} bytes  {where}",
+        flush=True,
+    )
     for line in update.preview or []:
         print(f"    | {line}")
 
@@ -282,6 +299,13 @@ def handle(args: argparse.Namespace) -> int:
     stamp = (existing and Stamp.from_metadata(existing)) or Stamp.now(wiki_root.parent)
     package = assemble(content, inputs, bucket_name, stamp, redactor)
     folder = Path(args.download_dir) / package.key
+    from mlwiki.outputs import check_outputs
+
+    check_outputs(
+        [folder / name for name in package.files],
+        [Path(p) for p in (args.findings, args.bundle) if p],
+        "--download-dir",
+    )
     package.write(folder)
     for warning in warnings:
         print(f"mlwiki handoff: warning: {warning}", file=sys.stderr)

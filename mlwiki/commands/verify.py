@@ -15,10 +15,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description=(
             "Check FINDINGS (findings.json): valid against the schema; root cause, culprit hosts "
             "and failure rows each cite evidence ids that exist; every evidence item's insertId "
-            "AND timestamp are in the bundle (--bundle, else the bundle the findings name) or, for "
-            "findings read from Cloud Logging, in that project's logs (looked up by insertId within "
-            "the findings' window), and its quote is in that entry's text. Exit 0 when all good, "
-            "1 listing each problem, 2 on bad input."
+            "AND timestamp are in the bundle you name (--bundle; never one the findings name "
+            "themselves, which forged findings could point at a forged file) or in Cloud Logging "
+            "(--project, else the project the findings were read from; looked up by insertId "
+            "within the findings' window), and its quote is in that entry's text. Says which "
+            "evidence it checked. Exit 0 when all good, 1 listing each problem, 2 on bad input."
         ),
     )
     parser.add_argument("findings", type=Path, metavar="FINDINGS")

@@ -6,11 +6,14 @@ One pass over each kind of object; everything is indexed by name first so that a
 
 from __future__ import annotations
 
+import shlex
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Optional
+
+import re2
 
 from mlwiki.dashboard import k8s
 from mlwiki.dashboard.state import ClusterState
@@ -85,8 +88,8 @@ class WorkloadRow:
     accelerator: str
     reason: str
     reason_time: Optional[str]
-    troubleshoot: str
-    cli: str
+    troubleshoot: Optional[str]  # None when the name is not a valid JobSet name (see copy_commands)
+    cli: Optional[str]
 
 
 @dataclass
@@ -392,7 +395,7 @@ def _workload(
     problems.extend(events)
     reason_time, reason = max(problems, key=lambda item: item[0], default=(None, ""))
     accelerators = sorted({a for a, _ in _template_selectors(jobset)})
-    project_flag = f" --project {state.project}" if state.project else ""
+    troubleshoot, cli = copy_commands(jobset_name, state.project)
     return WorkloadRow(
         name=jobset_name,
         namespace=jobset_namespace,
@@ -409,9 +412,27 @@ def _workload(
         accelerator=", ".join(accelerators),
         reason=reason,
         reason_time=_iso(reason_time),
-        troubleshoot=f"/troubleshoot {jobset_name}",
-        cli=f"mlwiki troubleshoot {jobset_name}{project_flag}",
+        troubleshoot=troubleshoot,
+        cli=cli,
     )
+
+
+_JOBSET_NAME = re2.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
+_PROJECT_ID = re2.compile(r"^(?:[a-z][a-z0-9.\-]{0,61}:)?[a-z][a-z0-9\-]{4,28}[a-z0-9]$")
+
+
+def copy_commands(jobset: str, project: Optional[str]) -> tuple[Optional[str], Optional[str]]:
+    """The texts of the copy buttons: only for a valid JobSet name (and project id), each part
+    shell-quoted, so cluster text pasted into a terminal or an agent stays one inert argument
+    (`--project demo; rm -rf ~ #` is never offered). None when the name is not valid."""
+    if not _JOBSET_NAME.match(jobset):
+        return None, None
+    parts = ["mlwiki", "troubleshoot", jobset]
+    if project and _PROJECT_ID.match(project):
+        parts += ["--project", project]
+    elif project:
+        return f"/troubleshoot {shlex.quote(jobset)}", None
+    return f"/troubleshoot {shlex.quote(jobset)}", " ".join(shlex.quote(p) for p in parts)
 
 
 def _events_by_jobset(

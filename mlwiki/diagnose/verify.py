@@ -8,7 +8,6 @@ metric point is not in the series the metric source returns (`metric_verify`).
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, Optional
 
@@ -26,21 +25,17 @@ MARKER_PREFIX = "[REDACTED:"
 
 
 def load_findings(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise BadInput(f"FINDINGS: cannot read {path}: {error.strerror or error}") from None
-    except UnicodeDecodeError as error:
-        raise BadInput(f"{path}: not a findings file (not UTF-8 text: {error.reason})") from None
-    except json.JSONDecodeError as error:
-        raise BadInput(f"{path}:{error.lineno}:{error.colno}: invalid JSON: {error.msg}") from None
+    from mlwiki.logs.limits import read_json_file
+
+    data = read_json_file(path, "FINDINGS", "findings file")
     if not isinstance(data, dict):
         raise BadInput(f"{path}: findings must be a JSON object")
     return data
 
 
 def bundle_of(findings: dict[str, Any], given: Optional[Path]) -> Optional[Path]:
-    """The bundle to check against: --bundle, else a readable bundle path the findings name."""
+    """--bundle, else a readable bundle path the findings name (only ever shown as a hint:
+    evidence is checked against a bundle the caller chose, see `verify_findings`)."""
     if given is not None:
         return given
     for source in (findings.get("data") or {}).get("sources") or []:
@@ -187,31 +182,34 @@ def verify_findings(
     project: Optional[str] = None,
     client: Any = None,
 ) -> tuple[list[str], str]:
-    """(problems, where the evidence was looked up): against `bundle`; else Cloud Logging of
-    `project` when given; else the bundle the findings name; else Cloud Logging of the project
-    the findings were read from. An explicit choice always wins over what the findings name."""
+    """(problems, the evidence checked): against `bundle`, else Cloud Logging of `project`, else
+    Cloud Logging of the project the findings were read from (live data a findings file cannot
+    forge). Never against a file the findings themselves name: forged findings would name a
+    forged bundle, so a bundle is only ever one the caller chose (BadInput says which to pass)."""
     if bundle is not None and project:
         raise BadInput("--bundle and --project: give one place to check the evidence against")
     wanted = wanted_ids(findings)
-    path = bundle if bundle is not None else (None if project else bundle_of(findings, None))
     gaps: list[str] = []
-    if path is not None:
-        found, source = entries_from_bundle(path, wanted), str(path)
+    if bundle is not None:
+        found, source = entries_from_bundle(bundle, wanted), f"the bundle {bundle} (given)"
     else:
+        chosen = "given" if project else "the project the findings name"
         project = project_of(findings, project)
         if project is None:
+            named = bundle_of(findings, None)
+            hint = f" (they name {named}: pass --bundle {named} if that is the bundle you mean)"
             raise BadInput(
-                "--bundle or --project: the findings name no readable bundle and no Cloud "
-                "Logging project to check the evidence against"
+                "--bundle or --project: say which evidence to check the findings against; a "
+                "findings file does not choose its own evidence" + (hint if named else "")
             )
         found, gaps = entries_from_cloud(project, findings, wanted, client)
-        source = f"Cloud Logging projects/{project}"
+        source = f"Cloud Logging projects/{project} ({chosen})"
     problems = check_findings(wiki, findings, found, source)
     problems.extend(f"lookup incomplete: {gap}" for gap in gaps)
     if metric_items(findings):
         from mlwiki.metrics.source import BundleMetrics, CloudMetrics
 
-        metrics: Any = BundleMetrics(path) if path is not None else CloudMetrics(str(project))
+        metrics: Any = BundleMetrics(bundle) if bundle is not None else CloudMetrics(str(project))
         metric_problems, metric_gaps = check_metric_evidence(findings, metrics)
         problems.extend(metric_problems)
         problems.extend(f"lookup incomplete: {gap}" for gap in metric_gaps)

@@ -122,10 +122,11 @@ class Package:
 
     def write(self, folder: Path) -> None:
         """A local copy of exactly what is uploaded."""
-        folder.mkdir(parents=True, exist_ok=True)
+        from mlwiki.outputs import write_atomically
+
+        # The manifest, written last, is the one the watch trusts (never the bucket's copy).
         for name, data in self.files.items():
-            (folder / name).parent.mkdir(parents=True, exist_ok=True)
-            (folder / name).write_bytes(data)
+            write_atomically(folder / name, data)
 
 
 def wiki_commit(repo_root: Optional[Path]) -> str:
