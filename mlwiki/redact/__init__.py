@@ -14,7 +14,8 @@ Public API (the contract other modules rely on):
   value, returning a new value: every string, dict keys included; a value under a credential
   name (`password`, `DB_PASSWORD`, `clientSecret`, `X-Api-Key`…) replaced whole; a
   service-account key dict's `private_key(_id)`; Kubernetes `{"name": "DB_PASSWORD", "value": …}`
-  pairs, Kaggle `{"username", "key"}`; and the lines of a private-key block split over log
+  pairs, Kaggle `{"username", "key"}`, the item after a credential flag in an argv list
+  (`["--password", "x"]`); and the lines of a private-key block split over log
   entries (any list of entries in the value; see `blocks.py`).
 - `redact_excerpt(text, start, end, …) -> (str, Counter)`: the redacted form of `text[start:end]`
   as it appears inside `redact_text(text)`; a secret cut by the excerpt's edges is widened to the
@@ -46,12 +47,23 @@ import re2
 
 from mlwiki.redact import detector
 from mlwiki.redact.blocks import split_block_texts
-from mlwiki.redact.names import is_credential_name, is_placeholder
+from mlwiki.redact.names import (
+    NOT_CREDENTIALS,
+    is_credential_name,
+    is_placeholder,
+    looks_secret,
+    normalise,
+)
 from mlwiki.redact.rules import EMAIL_RULE, IP_RULES, SECRET_RULES
 
 MARKER = "[REDACTED:{kind}]"
 _MARKER_RE = re2.compile(r"^\[REDACTED:[a-z0-9_]+\]$")
 _MARKER_IN_TEXT = re2.compile(r"\[REDACTED:[a-z0-9_]+\]")
+# A flag whose value is the next argv item: `--password`, `-token`, `--api-key`, `--auth-token`.
+_CREDENTIAL_FLAG = re2.compile(
+    r"(?i)^--?(?:[a-z0-9]+-)*(?:password|passwd|passphrase|pass|token|secret|api-?key|"
+    r"auth-?token|auth-?key|access-?key|secret-?key|client-?secret)$"
+)
 # Kept for callers that list the names; `names.is_credential_name` is the rule.
 CREDENTIAL_KEYS = frozenset({"password", "token", "secret", "authorization", "cookie"})
 # Block texts and detector values shorter than this are not hidden where they recur.
@@ -77,6 +89,7 @@ class _Rule:
     regex: Any
     groups: tuple[int, ...]  # the `secret*` groups; empty: the whole match
     name_group: Optional[int]
+    loose_group: Optional[int] = None  # a loose name: the value must look secret
 
 
 @lru_cache(maxsize=4)
@@ -93,7 +106,15 @@ def _compiled(emails: bool, ips: bool) -> tuple[tuple[_Rule, ...], Any]:
     for kind, pattern in patterns:
         regex = re2.compile(pattern, options)
         groups = tuple(i for n, i in regex.groupindex.items() if n.startswith("secret"))
-        rules.append(_Rule(kind, regex, tuple(sorted(groups)), regex.groupindex.get("name")))
+        rules.append(
+            _Rule(
+                kind,
+                regex,
+                tuple(sorted(groups)),
+                regex.groupindex.get("name"),
+                regex.groupindex.get("loose"),
+            )
+        )
         prefilter.Add(pattern)
     prefilter.Compile()
     return tuple(rules), prefilter
@@ -156,6 +177,11 @@ class Redactor:
                     continue
                 start, end = match.span(group) if group else match.span()
                 if group and is_placeholder(text[start:end]):
+                    continue
+                if rule.loose_group is not None and (
+                    not looks_secret(text[start:end])
+                    or normalise(match.group(rule.loose_group) or "") in NOT_CREDENTIALS
+                ):
                     continue
                 if rule.name_group is not None and _prose(
                     text, match.end(rule.name_group), start, end
@@ -239,10 +265,24 @@ class Redactor:
             counts.update(found)
             return redacted
         if isinstance(value, list):
-            return [self._walk(item, counts) for item in value]
+            return self._walk_list(value, counts)
         if isinstance(value, dict):
             return self._walk_dict(value, counts)
         return value
+
+    def _walk_list(self, value: list[Any], counts: Counter[str]) -> list[Any]:
+        """Items redacted; in an argv list (`["--password", "x"]`) the value after a credential
+        flag too."""
+        result = []
+        after_flag = False
+        for item in value:
+            if after_flag and isinstance(item, str) and item and not _MARKER_RE.match(item):
+                result.append(MARKER.format(kind="credential"))
+                counts["credential"] += 1
+            else:
+                result.append(self._walk(item, counts))
+            after_flag = isinstance(item, str) and bool(_CREDENTIAL_FLAG.match(item))
+        return result
 
     def _walk_dict(self, value: dict[Any, Any], counts: Counter[str]) -> dict[Any, Any]:
         service_account = value.get("type") == "service_account" and "private_key" in value

@@ -105,8 +105,25 @@ def is_credential_name(name: str) -> bool:
     normal = normalise(name)
     if not normal or normal in NOT_CREDENTIALS or len(normal) > 80:
         return False
-    return any(normal == word or normal.endswith("_" + word) for word in CREDENTIAL_WORDS) or (
-        normal.endswith("token") and normal[:-5].isalpha() and normal[:-5] in _TOKEN_PREFIXES
+    return (
+        any(normal == word or normal.endswith("_" + word) for word in CREDENTIAL_WORDS)
+        or normal.endswith(_FUSED)
+        or (normal.endswith("token") and normal[:-5].isalpha() and normal[:-5] in _TOKEN_PREFIXES)
+    )
+
+
+# Credential words that end a name even glued to a prefix (`PGPASSWORD`, `MYSQLPASSWORD`,
+# `clientapikey`): no ordinary word ends in them.
+_FUSED = ("password", "passwd", "passphrase", "apikey", "accesskey", "secretkey", "privatekey")
+
+
+def looks_secret(value: str) -> bool:
+    """A value that looks generated: 16+ characters mixing letters and digits, no spaces."""
+    return (
+        len(value) >= 16
+        and any(c.isdigit() for c in value)
+        and any(c.isalpha() for c in value)
+        and not value.startswith(("/", "http", "gs://"))
     )
 
 

@@ -17,7 +17,10 @@ What the rules cover, in order:
   style flags, netrc and `wandb login` lines, Kaggle's `{"username", "key"}`, Kubernetes
   `{"name": "DB_PASSWORD", "value": …}`, and any `NAME=value` / `"name": "value"` whose name ends
   in a credential word (`DB_PASSWORD`, `clientSecret`, `X-Api-Key`, `AccountKey`…; the name list
-  is `names.CREDENTIAL_WORDS`).
+  is `names.CREDENTIAL_WORDS`), and a credential word anywhere in a compound name when the value
+  looks generated (`TF_TOKEN_app_terraform_io=…`, `aws configure set aws_secret_access_key …`);
+- client arguments: `curl -u user:PW`, `sshpass -p PW`, `redis-cli -a PW`; DER private keys in
+  bare base64 (PKCS#8, PKCS#1).
 """
 
 from __future__ import annotations
@@ -57,6 +60,12 @@ SECRET_RULES: tuple[tuple[str, str], ...] = (
     (
         "kubeconfig_credential",
         rf"\b(?:client-key-data|client-certificate-data){_Q}\s*:\s*{_Q}(?P<secret>[A-Za-z0-9+/=]{{16,}})",
+    ),
+    # A private key's DER in base64 without its PEM armor (PKCS#8 and PKCS#1 RSA headers).
+    (
+        "private_key",
+        r"\bMII[A-Za-z0-9+/]{1,6}ADANBgkqhkiG9w0BAQEFAASC[A-Za-z0-9+/=]{64,}"
+        r"|\bMII[A-Za-z0-9+/]{1,3}IBAAKC[A-Za-z0-9+/=]{64,}",
     ),
     ("service_account_key", rf"private_key_id{_Q}\s*:\s*{_Q}(?P<secret>[0-9A-Za-z]{{16,}})"),
     ("docker_auth", rf"{_Q}\bauth{_Q}\s*:\s*{_Q}(?P<secret>[A-Za-z0-9+/=]{{8,}})"),
@@ -150,6 +159,14 @@ SECRET_RULES: tuple[tuple[str, str], ...] = (
         r"(?P<secret>\"[^\"\r\n]*\"|'[^'\r\n]*'|[^\s\"'\-][^\s\"']*)",
     ),
     ("credential", r"(?i)\bmachine\s+\S+\s+login\s+\S+\s+password\s+(?P<secret>\S+)"),
+    # Passwords in the arguments of common clients: `curl -u user:pw`, `sshpass -p pw`,
+    # `redis-cli -a pw`.
+    (
+        "credential",
+        r"(?:^|\s)(?:-u|--user)\s+[^\s:\"']+:(?P<secret>[^\s\"']+)"
+        r"|\bsshpass\s+-p\s*(?P<secret2>[^\s\"']+)"
+        r"|\bredis-cli\b[^\n]*?\s-a\s+(?P<secret3>[^\s\"']+)",
+    ),
     (
         "credential",
         r"\bwandb\s+login\s+(?:-{1,2}[A-Za-z\-]+\s+)*(?P<secret>(?:local-)?[0-9a-f]{40})\b",
@@ -170,6 +187,14 @@ SECRET_RULES: tuple[tuple[str, str], ...] = (
     (
         "credential",
         rf"\b[A-Z][A-Z0-9_]*_(?:KEY|PAT|AUTH){_Q}{_ASSIGN}{_VALUE}",
+    ),
+    # Loose names: a credential word anywhere in a compound name (`TF_TOKEN_app_terraform_io=`,
+    # `aws configure set aws_secret_access_key VALUE`); only a secret-looking value counts
+    # (see `looks_secret`), so `token_count=4096` and `secret_name=db-creds` stay.
+    (
+        "credential",
+        r"(?:^|[^A-Za-z0-9_.\-])(?P<loose>[A-Za-z0-9_.\-]*(?i:token|secret|passw(?:or)?d|api[_\-]?key|"
+        r"access[_\-]?key)[A-Za-z0-9_.\-]*)(?:\s*=\s*|\s+)(?P<secret>[^\s\"'\\,;&|`]{16,})",
     ),
 )
 

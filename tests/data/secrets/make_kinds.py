@@ -663,6 +663,71 @@ case(
 pass_word = r(ALNUM, 20)
 one("passphrase-env", f"GPG_PASSPHRASE={pass_word} gpg --batch --import", pass_word)
 
+# --- round 2: fresh-eyes formats (written after the rules above were green) ----------------------
+ROUND2_START = len(CASES)
+ado = r(string.ascii_lowercase + "234567", 52)
+one("azure-devops-pat-env", f"AZURE_DEVOPS_EXT_PAT={ado} az devops login", ado)
+tf_tok = r(ALNUM, 14) + ".atlasv1." + r(ALNUM, 20)
+one("terraform-token-env-mixed-case", f"TF_TOKEN_app_terraform_io={tf_tok}", tf_tok[:14])
+auth_code = "4/0A" + r(URLSAFE, 70)
+one(
+    "google-oauth-authorization-code",
+    f"GET /callback?state=x&code={auth_code}&scope=email",
+    auth_code[4:44],
+)
+jdbc_pw = r(ALNUM, 16)
+one(
+    "jdbc-url-password-param",
+    f"jdbc:postgresql://db:5432/runs?user=trainer&password={jdbc_pw}",
+    jdbc_pw,
+)
+mongo_pw = r(ALNUM, 16)
+one("mongodb-srv-url", f"mongodb+srv://trainer:{mongo_pw}@cluster0.fake.mongodb.net/db", mongo_pw)
+pkcs8 = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQ" + r(B64, 300)
+one("bare-pkcs8-der-base64", f"key material {pkcs8}", pkcs8[60:120])
+pkcs1 = "MIIEowIBAAKCAQEA" + r(B64, 300)
+one("bare-pkcs1-der-base64", f"rsa={pkcs1}", pkcs1[40:100])
+aws_cfg = r(B64, 40)
+one("aws-configure-set-secret", f"+ aws configure set aws_secret_access_key {aws_cfg}", aws_cfg)
+argv_pw = "FAKE" + r(ALNUM, 14)
+case(
+    "argv-list-password-structured",
+    [{"json": {"message": "container args", "args": ["--user", "trainer", "--password", argv_pw]}}],
+    [argv_pw],
+)
+curl_pw = r(ALNUM, 14)
+one(
+    "curl-user-colon-password",
+    f"+ curl -sS -u trainer:{curl_pw} https://metrics.fake/push",
+    curl_pw,
+)
+sshpass = r(ALNUM, 14)
+one("sshpass-password", f"+ sshpass -p {sshpass} ssh tpu-vm-0", sshpass)
+redis_pw = r(ALNUM, 16)
+one("redis-cli-auth", f"+ redis-cli -h redis-master -a {redis_pw} ping", redis_pw)
+gh_oauth = "gho_" + r(ALNUM, 36)
+case(
+    "secret-in-resource-label",
+    [
+        {
+            "text": "started",
+            "labels": {"note": "x"},
+            "json": {"message": "started", "session": {"oauth": gh_oauth}},
+        }
+    ],
+    [gh_oauth[4:]],
+)
+x_auth = r(ALNUM, 40)
+one("x-auth-token-header", f"request headers: X-Auth-Token: {x_auth}", x_auth)
+pgpw = r(ALNUM, 14)
+one("pgpassword-env-inline", f"+ PGPASSWORD={pgpw} psql -h db -U trainer", pgpw)
+secret_literal = r(ALNUM, 16)
+one(
+    "kubectl-from-literal",
+    f"+ kubectl create secret generic db --from-literal=password={secret_literal}",
+    secret_literal,
+)
+
 
 def main() -> None:
     out = Path(__file__).with_name("kinds.jsonl")
