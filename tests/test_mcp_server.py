@@ -248,7 +248,9 @@ async def test_verify_findings_passes_real_findings_and_rejects_tampered_ones(
     tampered["root_cause"]["evidence"] = ["E99"]
     async with Client(server) as client:
         by_path = await call(client, "verify_findings", findings_path=str(out), bundle=str(DEMO))
-        by_value = await call(client, "verify_findings", findings=findings)
+        by_value = await call(client, "verify_findings", findings=findings, bundle=str(DEMO))
+        # The bundle the findings name is never trusted on its own: say which to check against.
+        unnamed = await error_of(client, "verify_findings", findings=findings)
         bad = await call(client, "verify_findings", findings=tampered, bundle=str(DEMO))
         neither = await error_of(client, "verify_findings", bundle=str(DEMO))
         missing = await error_of(client, "verify_findings", findings_path=str(tmp_path / "no.json"))
@@ -258,7 +260,9 @@ async def test_verify_findings_passes_real_findings_and_rejects_tampered_ones(
             "status": "PASS",
             "problems": [],
             "evidence": len(findings["evidence"]),
+            "checked_against": f"the bundle {DEMO} (given)",
         }
+    assert "--bundle" in unnamed
     assert bad["passed"] is False and bad["status"] == "FAIL"
     assert any("E99" in p for p in bad["problems"])
     for evidence_id in ("E1", "E2"):
