@@ -38,8 +38,10 @@ WIKI_HELP = (
 
 
 def build_parser() -> argparse.ArgumentParser:
+    # No option abbreviations anywhere: `--appr` must never mean `--approve`.
     parser = argparse.ArgumentParser(
         prog="mlwiki",
+        allow_abbrev=False,
         description=(
             "ML Workload Debugging Wiki: diagnose JAX/XLA/Pathways jobs on Cloud TPU in GKE from "
             "their logs. Exit codes: 0 success, 1 a finding to act on (lint/verify FAIL), "
@@ -57,6 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
         importlib.import_module(f"mlwiki.commands.{module_name}").register(subparsers)
     # `mlwiki lint --wiki DIR` works too; SUPPRESS keeps a --wiki given before the command.
     for command_parser in subparsers.choices.values():
+        command_parser.allow_abbrev = False
         command_parser.add_argument(
             "--wiki", metavar="DIR", default=argparse.SUPPRESS, help=WIKI_HELP
         )

@@ -372,6 +372,8 @@ class WikiTools:
         args: argparse.Namespace,
     ) -> dict[str, Any]:
         """What the user needs to decide on a mutating step, and the command to approve it."""
+        from mlwiki.engine.approval import argv_digest
+
         step = result.step(step_id)
         action = wiki.actions[step.uses]
         source = [
@@ -388,7 +390,9 @@ class WikiTools:
             "status": "approval required",
             "how_to_approve": (
                 "Only the user can approve, outside MCP, by running: "
-                + shlex.join([*argv, *source, "--approve", step.id])
+                + shlex.join(
+                    [*argv, *source, "--approve", f"{step.id}={argv_digest(step.rendered)[:16]}"]
+                )
             ),
         }
 

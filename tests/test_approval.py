@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from mlwiki.engine.approval import ApprovalGate, ApprovalRequest
+from mlwiki.engine.approval import ApprovalGate, ApprovalRequest, argv_digest
 from mlwiki.engine.audit import AuditLog
 from mlwiki.engine.workflows import run_workflow
 from mlwiki.wiki import load_wiki
@@ -22,6 +22,7 @@ from tests.test_engine_workflow import make_wiki
 
 pytestmark = pytest.mark.skipif(not shutil.which("kubectl"), reason="kubectl not on PATH")
 
+CORDON_DIGEST = argv_digest(["kubectl", "cordon", "gke-a"])[:16]
 HOSTILE = ["a;rm -rf /", "--all", "$(id)", "`id`", "two words", "a\nb", "-n kube-system"]
 
 
@@ -46,7 +47,7 @@ def test_unapproved_mutation_exits_3_and_runs_nothing(kube_api: FakeKubeApi, wik
 
 def test_approved_mutation_runs_once_and_is_audited(kube_api: FakeKubeApi, wiki: str) -> None:
     kube_api.add(make_node("gke-a"))
-    result = cordon(wiki, "--approve")
+    result = cordon(wiki, "--approve", CORDON_DIGEST)
     assert result.code == 0, result.stderr
     assert len(kube_api.requests_by("PATCH")) == 1
     assert kube_api.get("nodes", "gke-a")["spec"]["unschedulable"] is True
@@ -54,6 +55,7 @@ def test_approved_mutation_runs_once_and_is_audited(kube_api: FakeKubeApi, wiki:
     assert approval["event"] == "approval" and run["event"] == "run"
     for record in (approval, run):
         assert record["rendered"] == ["kubectl", "cordon", "gke-a"]
+        assert record["argv_sha256"] == argv_digest(["kubectl", "cordon", "gke-a"])
         assert record["approval"]["how"] == "flag" and record["approval"]["by"]
         assert record["mutating"] is True
     assert run["exit_code"] == 0 and run["status"] == "ok" and len(run["output_sha256"]) == 64
@@ -85,7 +87,7 @@ def test_unwritable_audit_log_blocks_the_mutation(
         locked.mkdir(mode=0o500)
         monkeypatch.setenv("MLWIKI_AUDIT_LOG", str(locked / "audit.jsonl"))
     kube_api.add(make_node("gke-a"))
-    result = cordon(wiki, "--approve")
+    result = cordon(wiki, "--approve", CORDON_DIGEST)
     assert result.code == 2
     assert "audit log" in result.stderr and "cannot write" in result.stderr
     assert kube_api.requests_by("PATCH") == []
@@ -99,10 +101,11 @@ def test_workflow_step_needs_its_own_approval(kube_api: FakeKubeApi, wiki: str) 
     assert waiting.code == 3
     steps = {s["id"]: s["status"] for s in waiting.json()["steps"]}
     assert steps == {"look": "ok", "cordon": "awaiting_approval"}
-    assert "--approve cordon" in waiting.stderr
+    assert f"--approve cordon={CORDON_DIGEST}" in waiting.stderr
     assert kube_api.requests_by("PATCH") == []
+    assert run_cli(*args, "--approve", "cordon").code == 3  # the step's name alone is not enough
 
-    done = run_cli(*args, "--approve", "cordon")
+    done = run_cli(*args, "--approve", f"cordon={CORDON_DIGEST}")
     assert done.code == 0, done.stderr
     assert done.json()["summary"] == "done: ok"
     assert len(kube_api.requests_by("PATCH")) == 1
@@ -141,8 +144,11 @@ def test_interactive_prompt_shows_command_and_risk(kube_api: FakeKubeApi, wiki: 
 def test_gate_without_terminal_fails_closed() -> None:
     request = ApprovalRequest("cordon", "cordon-node", ["kubectl", "cordon", "n"], "", "node=n")
     assert ApprovalGate().decide(request) is None
-    assert ApprovalGate(frozenset({"other"})).decide(request) is None
-    assert ApprovalGate(frozenset({"cordon"})).decide(request).how == "flag"
+    assert ApprovalGate({"other": argv_digest(request.command)}).decide(request) is None
+    assert ApprovalGate({"cordon": ""}).decide(request) is None  # no digest, no approval
+    assert ApprovalGate({"cordon": "0" * 16}).decide(request) is None  # another command's
+    digest = argv_digest(["kubectl", "cordon", "n"])
+    assert ApprovalGate({"cordon": digest[:12]}).decide(request).how == "flag"
 
 
 def test_offline_bundle_never_runs_a_mutation(tmp_path: Path, wiki: str) -> None:

@@ -23,17 +23,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "(min, max, last, low_since, low_hosts, …) and partial (text: a per-host strip); "
             "kubectl/gcloud print their "
             "exit code, stdout and parsed JSON. Values are validated by the action's parameter "
-            "types and stay single arguments. A mutating action needs --approve (or a 'yes' at "
-            "the prompt on a terminal) and is written to the audit log. Exit 0 ok, 1 the action "
-            "failed, 2 bad input, 3 approval needed."
+            "types and stay single arguments. A mutating action needs --approve DIGEST, the "
+            "digest of its exact command that a run without it prints (or a 'yes' at the prompt "
+            "on a terminal a person drives), and is written to the audit log. Exit 0 ok, 1 the "
+            "action failed, 2 bad input, 3 approval needed."
         ),
     )
     parser.add_argument("action_id", metavar="ACTION_ID", help="action id (file name)")
     add_run_options(parser)
     parser.add_argument(
         "--approve",
-        action="store_true",
-        help="approve running this action if it changes the cluster or a VM",
+        nargs="?",
+        const="",
+        metavar="DIGEST",
+        help="approve running exactly the command with this digest (printed when the action "
+        "awaits approval) if it changes the cluster or a VM",
     )
     add_no_redact(parser)
     parser.set_defaults(handler=handle)
@@ -41,7 +45,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def handle(args: argparse.Namespace) -> int:
     from mlwiki.engine.actions import Executor, resolve_action_params
-    from mlwiki.engine.approval import ApprovalGate, stdio_is_interactive
+    from mlwiki.engine.approval import ApprovalGate, parse_approvals
     from mlwiki.engine.audit import AuditLog
     from mlwiki.engine.options import setup
 
@@ -57,9 +61,8 @@ def handle(args: argparse.Namespace) -> int:
         raise BadInput(
             f"--bundle or --project: action {action.id} is a log query; say where the log entries are"
         )
-    gate = ApprovalGate(
-        frozenset({action.id}) if args.approve else frozenset(), stdio_is_interactive()
-    )
+    approvals = parse_approvals([args.approve], action.id) if args.approve is not None else {}
+    gate = ApprovalGate(approvals, interactive=True)
     executor = Executor(
         run.wiki, run.session, run.runner, gate, AuditLog(), args.dry_run, run.metrics
     )
@@ -78,7 +81,7 @@ def handle(args: argparse.Namespace) -> int:
 
         raise ApprovalRequired(
             f"action {action.id} changes the cluster or a VM and was not run: "
-            f"{shown(result.rendered)}; rerun with --approve to run it"
+            f"{shown(result.rendered)}; {result.error}"
         )
     if result.status == "failed":
         print(f"mlwiki action: {result.error}", file=sys.stderr)

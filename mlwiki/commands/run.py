@@ -20,9 +20,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "Run a workflow of the wiki (_wiki/workflows/ID.json): its steps in order, with "
             "their conditions, then the first conclusion that applies (confirmed, refuted or "
             "inconclusive). --dry-run prints each step's exact command or filter and runs "
-            "nothing. A step that changes the cluster runs only with --approve STEP (or a 'yes' "
-            "at the prompt on a terminal). Exit 0 done (whatever the verdict), 2 bad input, "
-            "3 a step awaits approval."
+            "nothing. A step that changes the cluster runs only with --approve STEP=DIGEST, the "
+            "digest of its exact command that a run without it prints (or a 'yes' at the prompt "
+            "on a terminal a person drives); a changed command asks again. Exit 0 done (whatever "
+            "the verdict), 2 bad input, 3 a step awaits approval."
         ),
     )
     parser.add_argument("workflow_id", metavar="WORKFLOW_ID", help="workflow id (file name)")
@@ -31,8 +32,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--approve",
         action="append",
         default=[],
-        metavar="STEP",
-        help="approve the mutating step STEP (repeatable; must name the step)",
+        metavar="STEP=DIGEST",
+        help="approve the mutating step STEP running exactly the command with this digest "
+        "(repeatable; the digest is printed when the step awaits approval)",
     )
     parser.add_argument(
         "--no-entries",
@@ -44,12 +46,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
-    from mlwiki.engine.approval import ApprovalGate, stdio_is_interactive
+    from mlwiki.engine.approval import ApprovalGate, parse_approvals
     from mlwiki.engine.options import setup
     from mlwiki.engine.workflows import run_workflow
 
     run = setup(args)
-    gate = ApprovalGate(frozenset(args.approve), stdio_is_interactive())
+    gate = ApprovalGate(parse_approvals(args.approve), interactive=True)
     result = run_workflow(
         run.wiki,
         args.workflow_id,
@@ -81,7 +83,7 @@ def handle(args: argparse.Namespace) -> int:
 
         print(
             f"mlwiki run: step {step.id} changes the cluster or a VM and was not run: "
-            f"{shown(step.rendered)}; rerun with --approve {step.id} to run it",
+            f"{shown(step.rendered)}; {step.error or f'rerun with --approve {step.id}=DIGEST'}",
             file=sys.stderr,
         )
         return EXIT_NEEDS_APPROVAL

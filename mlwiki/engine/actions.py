@@ -33,7 +33,13 @@ from typing import Any, Callable, Optional, Protocol, Union
 import re2
 
 from mlwiki.engine import params as param_types
-from mlwiki.engine.approval import Approval, ApprovalGate, ApprovalRequest
+from mlwiki.engine.approval import (
+    Approval,
+    ApprovalGate,
+    ApprovalRequest,
+    approve_flag,
+    argv_digest,
+)
 from mlwiki.engine.audit import AuditLog, AuditLogError, output_digest
 from mlwiki.engine.render import render_command, render_filter, render_metric_filter
 from mlwiki.errors import BadInput
@@ -269,9 +275,13 @@ class Executor:
         approval = self.gate.decide(request)
         if approval is None:
             result.status = "awaiting_approval"
-            flag = "--approve" if key == action.id else f"--approve {key}"
-            result.error = f"needs approval: not run; rerun with {flag} to run it"
+            result.error = (
+                f"needs approval: not run; rerun with {approve_flag(request, record['workflow'] is not None)} to run exactly this "
+                "command" + (f" ({self.gate.refusal})" if self.gate.refusal else "")
+            )
             return False
+        if approval.argv_sha256 != argv_digest(result.rendered):
+            raise BadInput(f"action {action.id}: the approved command is not the one about to run")
         result.approval = approval
         # On disk before the step runs; AuditLogError propagates and nothing runs.
         self.audit.write(
@@ -279,6 +289,7 @@ class Executor:
                 **record,
                 "event": "approval",
                 "rendered": result.rendered,
+                "argv_sha256": approval.argv_sha256,
                 "params": result.params,
                 "approval": approval.to_dict(),
                 "mutating": True,
@@ -363,6 +374,9 @@ class Executor:
         return {
             "event": "run",
             "rendered": result.rendered,
+            "argv_sha256": argv_digest(result.rendered)
+            if isinstance(result.rendered, list)
+            else None,
             "params": result.params,
             "approval": result.approval.to_dict() if result.approval else None,
             "status": result.status,

@@ -1,21 +1,37 @@
-"""The audit log: one JSON line per approval and per run of an action, append-only.
+"""The audit log: one JSON line per approval and per run of an action, append-only, hash-chained.
 
 Where: `$MLWIKI_AUDIT_LOG`, else `${XDG_STATE_HOME:-~/.local/state}/mlwiki/audit.jsonl`. The folder
-is created (0700) and the file opened with O_APPEND (0600), so concurrent writers never interleave
-inside a line. Records about mutating steps are fsync'ed: an approval must be on disk before the
-step it approves runs, and when that write fails the step does not run (`AuditLogError`).
+is created (0700) and the file opened with O_APPEND (0600) under an exclusive lock. Records about
+mutating steps are fsync'ed: an approval must be on disk before the step it approves runs, and
+when that write fails the step does not run (`AuditLogError`).
+
+Tamper evidence. Each record carries `prev_sha256`, the sha256 of the line before it (64 zeros
+for the first), so editing, inserting or deleting a line breaks the chain at the next one.
+Every append verifies the whole chain first: a broken chain refuses an approval (the step does
+not run) and is reported with the line where it breaks; move the file aside to start a new one.
+
+A path an agent could swap silently is refused: a symlink (at the file, or at a directory on the
+way that is not root's), anything but a regular file (/dev/null, a FIFO, a directory), a file
+that is not ours, and a file or directory on the way that others can write (group- or
+world-writable, unless sticky like /tmp). The chain cannot stop someone who rewrites the whole
+file with a new valid chain, or who removes its last lines: keep the log where the agent cannot
+write, or ship it elsewhere, when that matters.
 
 A record: `time` (UTC), `user`, `host`, `event` ("approval" | "run"), `action`, `workflow`, `step`,
-`kind`, `rendered` (the exact argv or filter), `params`, `approval` ({how: flag|prompt, by}),
-`status`, `exit_code`, `output_sha256`, `dry_run`, `mutating`, and `error` when there was one.
+`kind`, `rendered` (the exact argv or filter), `argv_sha256`, `params`, `approval` ({how:
+flag|prompt, by, argv_sha256, terminal}), `status`, `exit_code`, `output_sha256`, `dry_run`,
+`mutating`, `error` when there was one, and `prev_sha256`.
 """
 
 from __future__ import annotations
 
+import fcntl
 import getpass
 import hashlib
 import os
 import socket
+import stat
+import sys
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -26,10 +42,11 @@ import orjson
 from mlwiki.errors import BadInput
 
 ENV_AUDIT_LOG = "MLWIKI_AUDIT_LOG"
+GENESIS = "0" * 64
 
 
 class AuditLogError(BadInput):
-    """The audit log cannot be written; a mutating step must not run."""
+    """The audit log cannot be written (or trusted); a mutating step must not run."""
 
 
 def audit_log_path() -> Path:
@@ -58,6 +75,73 @@ def output_digest(output: Any) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def line_digest(line: bytes) -> str:
+    return hashlib.sha256(line.rstrip(b"\n")).hexdigest()
+
+
+def unsafe_path(path: Path) -> Optional[str]:
+    """Why `path` could be swapped without notice (None: a safe place for the log)."""
+    absolute = Path(os.path.abspath(path))
+    me = os.getuid()
+    try:
+        info = os.lstat(absolute)
+    except (FileNotFoundError, NotADirectoryError):
+        info = None  # created below (or the open fails and says why)
+    except OSError as error:
+        return f"cannot inspect it ({error.strerror or error})"
+    if info is not None:
+        if stat.S_ISLNK(info.st_mode):
+            return "it is a symbolic link"
+        if not stat.S_ISREG(info.st_mode):
+            return "it is not a regular file"
+        if info.st_uid != me:
+            return "it belongs to another user"
+        if info.st_mode & 0o022:
+            return "others can write it (group- or world-writable)"
+        if info.st_nlink > 1:
+            return "it has other hard links"
+    for directory in absolute.parents:
+        try:
+            info = os.lstat(directory)
+        except (FileNotFoundError, NotADirectoryError):
+            continue  # created below, with 0700
+        except OSError as error:
+            return f"cannot inspect {directory} ({error.strerror or error})"
+        if stat.S_ISLNK(info.st_mode) and info.st_uid != 0:
+            return f"{directory} is a symbolic link another user than root could repoint"
+        if stat.S_ISLNK(info.st_mode):
+            continue
+        if info.st_uid not in (me, 0):
+            return f"{directory} belongs to another user"
+        if info.st_mode & 0o022 and not info.st_mode & stat.S_ISVTX:
+            return f"others can write {directory} (and so swap the log)"
+    return None
+
+
+def verify_chain(data: bytes) -> Optional[str]:
+    """Where the hash chain of a log's content breaks (None: intact)."""
+    previous: Optional[bytes] = None
+    chained = False
+    for number, line in enumerate(data.splitlines(keepends=True), start=1):
+        if not line.endswith(b"\n"):
+            return f"line {number} is cut off (no newline)"
+        try:
+            record = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            return f"line {number} is not JSON"
+        link = record.get("prev_sha256") if isinstance(record, dict) else None
+        if link is None:
+            if chained:
+                return f"line {number} has no prev_sha256 after the chain began"
+        else:
+            expected = GENESIS if previous is None else line_digest(previous)
+            if link != expected:
+                return f"line {number}'s prev_sha256 does not match line {number - 1}"
+            chained = True
+        previous = line
+    return None
+
+
 @dataclass
 class AuditLog:
     """Appends records to `path` (default: `audit_log_path()`)."""
@@ -68,30 +152,54 @@ class AuditLog:
         self.path = self.path or audit_log_path()
 
     def write(self, record: dict[str, Any], *, sync: bool) -> dict[str, Any]:
-        """Append one record (time, user and host added); raise AuditLogError when it fails."""
-        full = {
-            "time": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
-            "user": current_user(),
-            "host": socket.gethostname(),
-            **record,
-        }
-        line = orjson.dumps(full, default=str) + b"\n"
+        """Append one record (time, user, host and the chain link added); AuditLogError if not."""
         path = self.path
         assert path is not None
+        concern = unsafe_path(path)
+        if concern:
+            raise AuditLogError(
+                f"audit log {path}: refused, {concern}; set {ENV_AUDIT_LOG} to a file of your own "
+                "in a directory only you can write"
+            )
         try:
             path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-            descriptor = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-            try:
-                os.write(descriptor, line)
-                if sync:
-                    os.fsync(descriptor)
-            finally:
-                os.close(descriptor)
+            flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+            descriptor = os.open(path, flags, 0o600)
         except OSError as error:
             raise AuditLogError(
                 f"audit log {path}: cannot write ({error.strerror or error}); "
                 f"set {ENV_AUDIT_LOG} to a writable file"
             ) from None
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX)
+            existing = _read_all(descriptor)
+            broken = verify_chain(existing)
+            if broken:
+                message = (
+                    f"audit log {path}: the hash chain is broken ({broken}): it was edited; "
+                    "move it aside to start a new log"
+                )
+                if sync:
+                    raise AuditLogError(message)
+                print(f"mlwiki: warning: {message}", file=sys.stderr)
+            last = existing.splitlines(keepends=True)[-1] if existing else None
+            full = {
+                "time": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
+                "user": current_user(),
+                "host": socket.gethostname(),
+                **record,
+                "prev_sha256": line_digest(last) if last else GENESIS,
+            }
+            os.write(descriptor, orjson.dumps(full, default=str) + b"\n")
+            if sync:
+                os.fsync(descriptor)
+        except OSError as error:
+            raise AuditLogError(
+                f"audit log {path}: cannot write ({error.strerror or error}); "
+                f"set {ENV_AUDIT_LOG} to a writable file"
+            ) from None
+        finally:
+            os.close(descriptor)
         return full
 
     def read(self) -> list[dict[str, Any]]:
@@ -100,3 +208,20 @@ class AuditLog:
         if not self.path.exists():
             return []
         return [orjson.loads(line) for line in self.path.read_bytes().splitlines() if line]
+
+    def verify(self) -> Optional[str]:
+        """Where the chain breaks, or None when the log is intact (or absent)."""
+        assert self.path is not None
+        if not self.path.exists():
+            return None
+        return verify_chain(self.path.read_bytes())
+
+
+def _read_all(descriptor: int) -> bytes:
+    os.lseek(descriptor, 0, os.SEEK_SET)
+    chunks = []
+    while True:
+        chunk = os.read(descriptor, 1 << 20)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)

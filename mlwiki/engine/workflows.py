@@ -40,7 +40,7 @@ from mlwiki.engine.actions import (
     render,
     resolve_action_params,
 )
-from mlwiki.engine.approval import Approval, ApprovalGate
+from mlwiki.engine.approval import Approval, ApprovalGate, parse_approvals
 from mlwiki.engine.audit import AuditLog
 from mlwiki.engine.expressions import (
     Unresolved,
@@ -388,7 +388,8 @@ def run_workflow(
 ) -> WorkflowRun:
     """Run workflow `workflow_id` (see the module docstring); raises BadInput on bad params.
 
-    `approvals` are step ids approved by flag (each must name a step); `gate` replaces them when
+    `approvals` are `STEP=DIGEST` flags (each must name a step; the digest binds the step's
+    exact command, see `mlwiki.engine.approval`); `gate` replaces them when
     an interactive prompt is wanted. `session` answers log queries; `metrics` (a
     `mlwiki.metrics.source.MetricSource`) answers metric queries; `runner` runs commands (default:
     the real kubectl/gcloud; `mlwiki.kube.RecordedRunner(bundle)` for offline bundles).
@@ -396,8 +397,8 @@ def run_workflow(
     workflow = wiki.workflow(workflow_id)
     check_workflow(wiki, workflow)
     step_ids = [str(step["id"]) for step in workflow.steps]
-    approved = set(approvals) | set(gate.approved if gate else ())
-    for step_id in sorted(approved - set(step_ids)):
+    approved = {**parse_approvals(approvals), **(gate.approved if gate else {})}
+    for step_id in sorted(set(approved) - set(step_ids)):
         raise BadInput(
             f"--approve {step_id}: workflow {workflow.id} has no step {step_id!r} "
             f"(steps: {', '.join(step_ids)})"
@@ -418,7 +419,7 @@ def run_workflow(
                 f"{', '.join(queries)}); say where the log entries are"
             )
     if gate is None:
-        gate = ApprovalGate(frozenset(approved))
+        gate = ApprovalGate(approved)
     executor = Executor(wiki, session, runner, gate, audit or AuditLog(), dry_run, metrics)
     result = WorkflowRun(workflow.id, workflow.symptom, dict(values), dry_run=dry_run)
     state = _Run(wiki, workflow, executor, context, result)
