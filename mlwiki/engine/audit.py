@@ -11,7 +11,7 @@ Every append verifies the whole chain first: a broken chain refuses an approval 
 not run) and is reported with the line where it breaks; move the file aside to start a new one.
 
 A path an agent could swap silently is refused: a symlink (at the file, or at a directory on the
-way that is not root's), anything but a regular file (/dev/null, a FIFO, a directory), a file
+way other than root's own links under /, like macOS's /tmp), anything but a regular file (/dev/null, a FIFO, a directory), a file
 that is not ours, and a file or directory on the way that others can write (group- or
 world-writable, unless sticky like /tmp). The chain cannot stop someone who rewrites the whole
 file with a new valid chain, or who removes its last lines: keep the log where the agent cannot
@@ -107,10 +107,10 @@ def unsafe_path(path: Path) -> Optional[str]:
             continue  # created below, with 0700
         except OSError as error:
             return f"cannot inspect {directory} ({error.strerror or error})"
-        if stat.S_ISLNK(info.st_mode) and info.st_uid != 0:
-            return f"{directory} is a symbolic link another user than root could repoint"
         if stat.S_ISLNK(info.st_mode):
-            continue
+            if directory.parent != directory.parent.parent or info.st_uid != 0:
+                return f"{directory} is a symbolic link, which can be repointed without notice"
+            continue  # a system link at the root, like macOS's /tmp → /private/tmp
         if info.st_uid not in (me, 0):
             return f"{directory} belongs to another user"
         if info.st_mode & 0o022 and not info.st_mode & stat.S_ISVTX:

@@ -119,8 +119,8 @@ def _action_changes(wiki: Path, action_id: str) -> Optional[str]:
     if action.get("requires_approval") is True:
         return f"action {action_id} changes the cluster or a VM (requires_approval)"
     kind, argv = action.get("kind"), action.get("command")
-    if kind == "log_query":
-        return None
+    if kind in ("log_query", "metric_query"):
+        return None  # queries of Cloud Logging / Monitoring: reads
     if isinstance(argv, list) and argv and all(isinstance(word, str) for word in argv):
         verdict = classify(argv)
         if verdict is not None and not verdict.mutating:
