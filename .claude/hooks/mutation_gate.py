@@ -8,6 +8,7 @@ wiki's venv (_wiki/.venv) exists, the hook re-runs itself with the venv's Python
 parser, `mlwiki.guard` asks on every command rather than guess).
 """
 
+import json
 import os
 import sys
 from pathlib import Path
@@ -31,7 +32,23 @@ if __name__ == "__main__":
     if _parser_missing() and VENV_PYTHON.is_file() and not os.environ.get("MLWIKI_GUARD_REEXEC"):
         os.environ["MLWIKI_GUARD_REEXEC"] = "1"
         os.execv(str(VENV_PYTHON), [str(VENV_PYTHON), str(Path(__file__).resolve())])
-    from mlwiki.guard import run_hook
-
+    try:
+        from mlwiki.guard import run_hook
+    except Exception as error:  # a broken or missing guard must ask, never fail open
+        reason = f"mutation gate cannot load mlwiki.guard ({type(error).__name__}: {error})"
+        sys.stdout.write(
+            json.dumps(
+                {
+                    "decision": "ask",
+                    "reason": reason,
+                    "hookSpecificOutput": {
+                        "hookEventName": "PreToolUse",
+                        "permissionDecision": "ask",
+                        "permissionDecisionReason": reason,
+                    },
+                }
+            )
+        )
+        sys.exit(0)
     sys.stdout.write(run_hook(sys.stdin.read()))
     sys.exit(0)

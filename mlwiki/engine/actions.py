@@ -159,6 +159,8 @@ def render(action: Action, values: Mapping[str, Any], wiki: Wiki) -> Union[list[
 def is_mutating(action: Action, rendered: Union[list[str], str]) -> bool:
     if action.requires_approval:
         return True
+    if isinstance(rendered, list) and (not rendered or rendered[0] != action.kind):
+        return True  # `/tmp/kubectl`: not the tool found on PATH, so not known to only read
     if isinstance(rendered, list):
         verdict = classify(rendered)
         return verdict is None or verdict.mutating

@@ -2,8 +2,9 @@
 
 The words are parsed with `mlwiki.cli.build_parser()` — the very parser the command will run
 with (no abbreviations), so `--approve` cannot hide as `--appr`. Reads pass: lint, index, match,
-troubleshoot, verify, eval, snapshot, doctor, dashboard, mcp, `handoff --watch`. Anything with
-`--approve` asks, as does an upload (`handoff` without `--watch`). `action ID` and `run WORKFLOW`
+troubleshoot, verify, eval, snapshot, doctor, dashboard, mcp, metrics, `handoff --watch` — while
+the files they write (`--out`, `--output`, `--download-dir`) pass the shell redirection check.
+Anything with `--approve` asks, as does an upload (`handoff` without `--watch`). `action ID` and `run WORKFLOW`
 ask when the action — or any step of the workflow — changes something (`requires_approval`, or
 a command `mlwiki.mutations` does not call a read), read from the wiki the command will use
 (`--wiki`, `$MLWIKI_WIKI`, or the working directory upward); `--dry-run` runs nothing and passes.
@@ -34,6 +35,7 @@ READ_COMMANDS = frozenset(
         "doctor",
         "dashboard",
         "mcp",
+        "metrics",
     }
 )
 
@@ -49,6 +51,14 @@ def judge_mlwiki(args: Sequence[str], cwd: Optional[str], env: Mapping[str, str]
     if parsed is None:
         return f"mlwiki: the arguments do not parse: {shown}"
     command = getattr(parsed, "command", None)
+    for option in OUTPUT_OPTIONS:  # `--out`, `--output`, `--download-dir`: files it writes
+        target = getattr(parsed, option, None)
+        if isinstance(target, (str, os.PathLike)):
+            from mlwiki.guard import write_concern
+
+            concern = write_concern(os.fspath(target), cwd)
+            if concern:
+                return f"mlwiki {command} {concern}: {shown}"
     if command is None or command in READ_COMMANDS:
         return None
     if command == "handoff":
@@ -65,6 +75,9 @@ def judge_mlwiki(args: Sequence[str], cwd: Optional[str], env: Mapping[str, str]
         concern = _changes(command, target, wiki_arg, cwd, env)
         return f"{concern}: {shown}" if concern else None
     return f"mlwiki {command} is not a known read: {shown}"
+
+
+OUTPUT_OPTIONS = ("out", "output", "download_dir")
 
 
 def _spells_approve(word: str) -> bool:

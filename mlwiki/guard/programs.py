@@ -18,6 +18,7 @@ in turn. A program not in the table is not a known read and asks. The table hold
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -504,6 +505,14 @@ def python(name: str, args: list[str], context: Context) -> Effects:
 
 
 def _python_module(name: str, module: str, rest: list[str], context: Context) -> Effects:
+    top = module.split(".", 1)[0]
+    cwd = context.cwd or os.getcwd()
+    if module in READ_MODULES and any(
+        os.path.exists(os.path.join(cwd, top + ext)) for ext in ("", ".py")
+    ):
+        return Effects.ask(
+            f"{name} -m {module} would import {top} from the working directory first"
+        )
     if module == "mlwiki":
         return mlwiki("mlwiki", rest, context)
     if module in READ_MODULES:
@@ -555,13 +564,30 @@ _PLAIN_READS = (
     "cat tac nl head tail wc cut tr column fold fmt paste join comm rev expand unexpand grep egrep "
     "fgrep zgrep zcat bzcat xzcat ls dir pwd echo true false test [ : basename dirname realpath "
     "readlink stat file du df id whoami groups uname nproc free uptime cal seq sleep wait jobs "
-    "printenv which type whereis hash jq base64 base32 od hexdump strings md5sum sha1sum "
+    "printenv which type whereis jq base64 base32 od hexdump strings md5sum sha1sum "
     "sha256sum sha512sum cksum cmp diff numfmt tree yes cd pushd popd dirs shift exit return break "
-    "continue unset getopts umask locale ps pgrep ss netstat lsof mktemp tput clear set "
+    "continue unset getopts umask locale ps pgrep netstat lsof mktemp tput clear set "
     "disown bg fg"
 )
 for _name in _PLAIN_READS.split():
     HANDLERS[_name] = lambda name, args, context: Effects()
+
+
+@handles("hash")
+def hash_builtin(name: str, args: list[str], context: Context) -> Effects:
+    if any(w.startswith("-") and "p" in w[1:] for w in args):
+        return Effects.ask("hash -p binds a command name to any program")
+    return Effects()
+
+
+@handles("ss")
+def socket_stats(name: str, args: list[str], context: Context) -> Effects:
+    if any(
+        w in ("-K", "--kill") or (w.startswith("-") and not w.startswith("--") and "K" in w)
+        for w in args
+    ):
+        return Effects.ask("ss -K closes sockets")
+    return Effects()
 
 
 @handles("printf")
@@ -573,6 +599,8 @@ def printf(name: str, args: list[str], context: Context) -> Effects:
 
 @handles("read", "mapfile", "readarray")
 def read_builtin(name: str, args: list[str], context: Context) -> Effects:
+    if name != "read" and any(w.startswith("-C") or w == "-C" for w in args):
+        return Effects.ask(f"{name} -C runs a callback as shell code")
     # The variables `read` fills are named by its operands; each is set to input from stdin.
     names = [w for w in args if not w.startswith("-") and w.isidentifier()]
     return Effects(assignments=[(variable, DYNAMIC) for variable in names])
@@ -649,61 +677,13 @@ def awk(name: str, args: list[str], context: Context) -> Effects:
     return Effects.ask(f"{name} {concern}") if concern else Effects()
 
 
-_GIT_GLOBAL = {
-    **valued("-C --git-dir --work-tree --namespace"),
-    **switches("--no-pager -P --no-optional-locks --bare --literal-pathspecs --no-replace-objects"),
-}
-_GIT_READS = frozenset(
-    [
-        "status",
-        "log",
-        "diff",
-        "show",
-        "rev-parse",
-        "ls-files",
-        "ls-tree",
-        "blame",
-        "grep",
-        "describe",
-        "shortlog",
-        "cat-file",
-        "rev-list",
-        "merge-base",
-        "name-rev",
-        "whatchanged",
-        "count-objects",
-        "check-ignore",
-        "show-ref",
-        "var",
-        "help",
-        "version",
-    ]
-)
-
-
 @handles("git")
 def git(name: str, args: list[str], context: Context) -> Effects:
-    scanned = scan(args, _GIT_GLOBAL)
-    if not scanned.operands:
-        return Effects()
-    command, rest = scanned.operands[0], scanned.operands[1:]
-    if any(w.split("=", 1)[0] in ("--output", "--ext-diff", "--exec") for w in rest):
-        return Effects.ask(f"git {command}: --output writes a file, --ext-diff/--exec run programs")
-    if command in _GIT_READS:
-        return Effects()
-    positionals = [w for w in rest if not w.startswith("-")]
-    listing = {
-        "branch": not positionals or "--list" in rest or "-l" in rest,
-        "tag": not positionals or "--list" in rest or "-l" in rest,
-        "remote": not positionals or positionals[0] in ("show", "get-url"),
-        "stash": positionals[:1] in ([], ["list"], ["show"]),
-        "worktree": positionals[:1] == ["list"],
-        "reflog": positionals[:1] in ([], ["show"]),
-        "config": any(w in ("--get", "--get-all", "--list", "-l", "--get-regexp") for w in rest),
-    }
-    if listing.get(command):
-        return Effects()
-    return Effects.ask(f"git {command} is not a known read-only git command")
+    # Even `git status` runs programs the repository's configuration names (core.fsmonitor,
+    # diff drivers, clean filters), and that configuration is a file an agent can edit.
+    return Effects.ask(
+        "git runs programs named in the repository's configuration (fsmonitor, diff drivers, filters)"
+    )
 
 
 # --- helpers ---------------------------------------------------------------------------------

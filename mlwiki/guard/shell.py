@@ -228,6 +228,8 @@ class _Walker:
         exported = keyword == "export" or any("x" in flag for flag in flags)
         if any("i" in flag[1:] for flag in flags):
             self.concern(f"{keyword} -i evaluates values as arithmetic")
+        if any("n" in flag[1:] for flag in flags):
+            self.concern(f"{keyword} -n makes a name refer to another variable (PATH, …)")
         for child in node.named_children:
             if child.type == "variable_assignment":
                 self.assignments(child, self.analysis.assignments)
@@ -255,6 +257,9 @@ class _Walker:
             self.children(destination)  # `> >(cmd)`: writes into a pipe to cmd, judged itself
             return
         target = DYNAMIC if destination is None else self.value(destination)
+        if target.startswith(("/dev/tcp/", "/dev/udp/")):
+            self.concern(f"a redirection to {target} opens a network connection")
+            return
         if operator in _DUP_OPERATORS and target != DYNAMIC and (target.isdigit() or target == "-"):
             return  # `2>&1`, `>&-`: duplicates or closes a descriptor
         if operator in _WRITE_OPERATORS or operator in (">&", "&>"):
@@ -266,13 +271,15 @@ class _Walker:
         start = next((c for c in redirect.named_children if c.type == "heredoc_start"), None)
         if start is not None and any(q in _text(start) for q in "'\"\\"):
             return  # `<<'EOF'`: the body is literal text
-        if "`" in _text(body):
-            self.concern("a here-document runs backquoted commands this parser does not read")
+        unparsed = _text(body)
         for child in body.named_children:
             if child.type != "heredoc_content":
                 self.value(child)
-            elif "$(" in _text(child) or "${" in _text(child):
-                self.concern("a here-document has an expansion this parser did not read")
+                unparsed = unparsed.replace(_text(child), "", 1)
+        # Whatever tree-sitter left as plain text must not hold an expansion bash would run
+        # (backquotes and, after `<<-`, every `$(…)` stay text in its tree).
+        if any(token in unparsed for token in ("`", "$(", "${", "$[")):
+            self.concern("a here-document has an expansion this parser did not read")
 
     def test(self, node: Any) -> None:
         # `[[ … -eq … ]]` evaluates its operands as arithmetic; the `[`/`test` builtin does not.

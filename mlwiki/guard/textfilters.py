@@ -220,7 +220,7 @@ _AWK_OPTIONS = {
     **switches("--non-decimal-data -N --use-lc-numeric -S --sandbox -V --version -h --help"),
     **switches("-M --bignum -O --optimize -t --lint-old -g --gen-pot"),
 }
-_AWK_FORBIDDEN = ("system", "|", ">", "getline", "@")
+_AWK_FORBIDDEN = ("system", "getline", "@")
 
 
 def awk_concern(args: Sequence[str]) -> Optional[str]:
@@ -232,7 +232,47 @@ def awk_concern(args: Sequence[str]) -> Optional[str]:
     for program in programs:
         if is_dynamic(program):
             return "runs a program computed at run time"
+        code = _awk_code(program)
         for token in _AWK_FORBIDDEN:
-            if token in program:
-                return f"program uses {token!r} (commands, pipes, redirection or extensions)"
+            if token in code:
+                return f"program uses {token!r} (commands or extensions)"
+        if "|" in code.replace("||", ""):
+            return "program pipes to or from a command"
+        if _awk_redirects(code):
+            return "program redirects print output to a file"
     return None
+
+
+def _awk_code(program: str) -> str:
+    """The program with its string literals blanked (a `>` or `|` in a string is text)."""
+    out, quoted, index = [], False, 0
+    while index < len(program):
+        char = program[index]
+        if quoted and char == "\\":
+            out.append("  ")
+            index += 2
+            continue
+        if char == '"':
+            quoted = not quoted
+            out.append('"')
+        else:
+            out.append(" " if quoted else char)
+        index += 1
+    return "".join(out)
+
+
+def _awk_redirects(code: str) -> bool:
+    """Whether a print/printf statement has a `>` outside parentheses (output to a file).
+
+    In a pattern (`NR > 1`) or inside parentheses `>` compares; after `print` it redirects.
+    """
+    for statement in code.replace("}", ";").replace("{", ";").replace("\n", ";").split(";"):
+        words = statement.split(None, 1)
+        if not words or words[0] not in ("print", "printf"):
+            continue
+        depth = 0
+        for char in statement:
+            depth += {"(": 1, ")": -1}.get(char, 0)
+            if char == ">" and depth <= 0:
+                return True
+    return False
