@@ -14,6 +14,7 @@ A parse error, a missing wiki file or an unreadable one asks: on doubt, ask.
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import json
 import os
@@ -85,13 +86,18 @@ def _spells_approve(word: str) -> bool:
     return name == "--approve" or (len(name) >= 4 and "--approve".startswith(name))
 
 
-def _parse(args: Sequence[str]) -> Optional[Any]:
+@functools.lru_cache(maxsize=1)
+def _parser() -> Any:
     from mlwiki.cli import build_parser
 
+    return build_parser()
+
+
+def _parse(args: Sequence[str]) -> Optional[Any]:
     sink = io.StringIO()
     try:
         with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
-            return build_parser().parse_args(list(args))
+            return _parser().parse_args(list(args))
     except SystemExit as exit_:
         # `--help`/`--version` print and exit 0: nothing runs.
         return _Help() if exit_.code == 0 else None
