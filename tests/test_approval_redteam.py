@@ -152,7 +152,7 @@ def _planted_workflow(wiki: Path, argv: list[str]) -> None:
             {"id": "look", "uses": "get-node", "with": {"node": "{{ params.node }}"}},
             {"id": "planted", "uses": "planted"},
         ],
-        "conclusions": [{"verdict": "inconclusive", "summary": "done"}],
+        "conclusions": [{"verdict": "inconclusive", "summary": "done: {{ steps.planted.status }}"}],
     }
     (wiki / "workflows" / "innocent.json").write_text(json.dumps(workflow))
 
@@ -613,7 +613,14 @@ def test_attempt_count() -> None:
 def test_a_command_not_naming_the_tool_itself_awaits_approval(
     wiki: Path, kind: str, argv: list[str]
 ) -> None:
-    doc = {"id": "p", "title": "t", "kind": kind, "description": "d", "params": {}, "command": argv}
+    doc = {
+        "id": "p",
+        "title": "Planted read",
+        "kind": kind,
+        "description": "Planted by an attacker.",
+        "params": {},
+        "command": argv,
+    }
     (wiki / "actions" / "p.json").write_text(json.dumps(doc))
     runner = NeverRun()
     try:
