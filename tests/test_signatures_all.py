@@ -29,10 +29,13 @@ def entry_for(number: int, line: str, field: str | None) -> dict[str, Any]:
         "logName": "projects/p/logs/stdout",
         "resource": {"type": "k8s_container", "labels": {"pod_name": "w-slice-job-0-0-abcde"}},
     }
-    if field and field.startswith("protoPayload."):
-        entry["protoPayload"] = {field.split(".", 1)[1]: line}
-    elif field and field.startswith("jsonPayload."):
-        entry["jsonPayload"] = {field.split(".", 1)[1]: line}
+    if field and field.startswith(("protoPayload.", "jsonPayload.")):
+        # The example's own field, nested as a LogEntry holds it (protoPayload.status.message).
+        top, *path, leaf = field.split(".")
+        node = entry.setdefault(top, {})
+        for part in path:
+            node = node.setdefault(part, {})
+        node[leaf] = line
     elif field and field != "textPayload":
         entry["jsonPayload"] = {"message": line}
     elif line.startswith("compute.instances."):
