@@ -292,6 +292,17 @@ CASES = [
         ),
     ),
     Case(
+        "E606",
+        "actions/find-demo-failure.json",
+        lambda w: w.write(
+            SYMPTOM,
+            symptom_page(
+                pattern="demo failure on task (?P<task>[0-9]+)|"
+                + "|".join(f"demo filler line {n}" for n in range(250))
+            ),
+        ),
+    ),
+    Case(
         "W601",
         "symptoms/demo-failure.md",
         lambda w: w.write(

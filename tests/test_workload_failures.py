@@ -3,7 +3,9 @@
 A crash-looping workload is never `no_failure`; a FailedScheduling about an unbound claim is not
 blamed on TPU capacity; a bare pod named exactly like the workload is selected (offline and in
 the live and workflow queries); a traceback GKE split over five entries is matched once, as one
-record, whose evidence cites every entry.
+record, whose evidence cites every entry; a container that exits non-zero without recovering
+is a disruption (explained by a root before it, else inconclusive naming its node), one that
+recovered or exited 0 is not.
 """
 
 from __future__ import annotations
@@ -132,3 +134,50 @@ def test_a_traceback_split_over_five_entries_is_one_record(tmp_path: Path) -> No
     assert len(cited) == 1, cited
     assert cited[0]["quote"].startswith("FileNotFoundError")
     assert cited[0]["record"] == [f"ln{i}" for i in range(5)]
+
+
+def _pod_status(n: int, seconds: float, pod: str, exit_code: int) -> dict[str, Any]:
+    """An event carrying the container's terminated state (as controllers copy it)."""
+    state = {"terminated": {"exitCode": exit_code, "reason": "Error" if exit_code else "Completed"}}
+    return _event(n, seconds, pod, "Terminated", json.dumps({"state": state}))
+
+
+def test_a_container_exit_nonzero_without_recovery_is_a_disruption(tmp_path: Path) -> None:
+    """No root explains exit code 2 and nothing came after it: inconclusive, naming the pod's
+    node — never no_failure, even though the run's logs end right there."""
+    pod = "export-job-0-4kq2z"
+    entries = [_line(i, 10 * i, pod, f"exported shard {i}") for i in range(5)]
+    entries.append(_pod_status(9, 45, pod, 2))
+    findings = _diagnose(tmp_path, "export-job", entries)
+    assert findings["status"] == "inconclusive"
+    assert [f["symptom"] for f in findings["failures"]] == ["container-exit-nonzero"]
+    assert [c["host"] for c in findings["culprit_hosts"]] == [NODE]
+
+
+def test_a_container_exit_nonzero_is_explained_by_the_root_before_it(tmp_path: Path) -> None:
+    pod = "export-job-0-4kq2z"
+    entries = [
+        _line(1, 0, pod, "exporting"),
+        _line(2, 30, pod, "ValueError: shard 7 has 0 rows"),
+        _pod_status(9, 31, pod, 1),
+    ]
+    findings = _diagnose(tmp_path, "export-job", entries)
+    assert findings["status"] == "diagnosed"
+    assert findings["root_cause"]["symptom"] == "application-exception"
+
+
+def test_a_container_that_exited_and_recovered_is_no_disruption(tmp_path: Path) -> None:
+    """Exit code 1, then the pod's next container logged for minutes: a recovered blip."""
+    pod = "export-job-0-4kq2z"
+    entries = [_pod_status(1, 5, pod, 1)]
+    entries += [_line(i, 10 + 30 * i, pod, f"exported shard {i}") for i in range(10)]
+    findings = _diagnose(tmp_path, "export-job", entries)
+    assert findings["status"] == "no_failure", findings["summary"]
+
+
+def test_exit_code_zero_is_no_failure(tmp_path: Path) -> None:
+    pod = "export-job-0-4kq2z"
+    entries = [_line(i, 10 * i, pod, f"exported shard {i}") for i in range(5)]
+    entries.append(_pod_status(9, 45, pod, 0))
+    findings = _diagnose(tmp_path, "export-job", entries)
+    assert findings["status"] == "no_failure", findings["summary"]

@@ -10,7 +10,10 @@ A *seed* is a hit that says "something broke here":
   container printed never counts as an infrastructure event, whatever words it holds;
 - any other root or symptom match after which its pod wrote nothing more for `GRACE` seconds
   while the run went on (the process died there), or — when the run's logs end right after —
-  a match of severity ERROR or worse;
+  a match of severity ERROR or worse; when the platform itself reports about a pod that its
+  container died (an event or a controller's line of a crash-kind page: a terminated state with
+  a non-zero exit code, an OOM kill, a start error), the pod staying silent afterwards is enough,
+  however quiet the rest of the run: a container exit ≠ 0 without a later recovery is a break;
 - a scheduling failure whose pod never logged afterwards (it stayed pending);
 - the workload's last step line when its step lines stopped long before its containers stopped
   logging and nothing else broke after it (`stall_hit`: a hang found from absent lines).
@@ -196,6 +199,12 @@ def is_seed(hit: Hit, topology: Topology, symptoms: dict[str, Symptom]) -> bool:
             hit.pod is None or hit.pod in topology.pods
         )
         return own_interruption or not went_on
+    if kind == "crash" and hit.pod is not None and from_infra_source(hit) and not went_on:
+        # The platform reports that the pod's container died (an event, a controller or kubelet
+        # line: a terminated state with exit code 2, a start error, an OOM kill): that is the
+        # failure itself, even after the rest of the run went quiet and whatever the event's
+        # severity; only the pod going on afterwards (its next container logging) undoes it.
+        return True
     if kind == "restart" and hit.reason in KUBELET_RESTART_REASONS:
         # The kubelet killed (or is backing off) the container: for a restart-kind page the
         # restart is the failure, whatever the new container in the same pod prints next.

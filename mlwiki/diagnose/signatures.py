@@ -9,6 +9,11 @@ A catch-all page (`generic: true` in its frontmatter: an uncaught exception, a f
 only that something failed; when a more specific page matches the same entry, that page names the
 cause and the catch-all match is dropped, so "ValueError: RESOURCE_EXHAUSTED: Error allocating
 device buffer" is an HBM OOM and not also an application exception.
+
+An entry's kind (its audit `methodName`, its event `reason`) yields to its own message: when a
+page matches only the kind and another page of the same role matches the message text, the
+message names the cause — a system event recorded as `compute.instances.preempted` whose status
+says "Instance terminated during Compute Engine maintenance." is host maintenance.
 """
 
 from __future__ import annotations
@@ -23,6 +28,9 @@ from mlwiki.logs.entry import entry_texts, get_field, split_path
 from mlwiki.wiki import Symptom
 
 DEFAULT_FIELD = ""  # the entry's message text fields (see `entry_texts`)
+# Fields that name what kind of record an entry is (an audit method, an event reason), not what
+# happened to this instance: the entry's own message says that (see the module docstring).
+KIND_FIELDS = frozenset({"protoPayload.methodName", "jsonPayload.reason"})
 MAX_QUOTE = 2000  # characters; a longer matching line is cut around the match
 
 
@@ -112,10 +120,22 @@ class SignatureSet:
         return self._specific(found)
 
     def _specific(self, found: list[RawMatch]) -> list[RawMatch]:
-        """`found` without catch-all matches when a specific page matched the entry too."""
-        if not self.generic or all(m.signature.symptom in self.generic for m in found):
+        """`found` without catch-all matches when a specific page matched the entry too, and
+        without matches on the entry's kind alone that its own message contradicts."""
+        if self.generic and not all(m.signature.symptom in self.generic for m in found):
+            found = [m for m in found if m.signature.symptom not in self.generic]
+        told = {
+            (m.signature.role, m.signature.symptom) for m in found if m.field not in KIND_FIELDS
+        }
+        if not told:
             return found
-        return [m for m in found if m.signature.symptom not in self.generic]
+        return [
+            m
+            for m in found
+            if m.field not in KIND_FIELDS
+            or (m.signature.role, m.signature.symptom) in told
+            or not any(role == m.signature.role for role, _ in told)
+        ]
 
     def names(self, symptom: str, text: str) -> dict[str, str]:
         """The named groups the symptom's message-text signatures find in `text` (the first

@@ -325,6 +325,13 @@ RULES: tuple[Rule, ...] = (
         signatures.counter_example_elsewhere,
     ),
     Rule(
+        "E606",
+        "filter-too-long",
+        SCOPE_ACTION,
+        "A log query's filter, rendered with its pages' signatures, leaves no room under Cloud Logging's 20,000-character limit.",
+        signatures.filter_too_long,
+    ),
+    Rule(
         "W601",
         "example-overlap",
         SCOPE_SYMPTOM,

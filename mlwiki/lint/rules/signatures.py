@@ -128,3 +128,47 @@ def example_overlap(ctx: LintContext, symptom: Symptom) -> Iterator[Finding]:
                 line,
                 f"examples[{index}] also matches {', '.join(others)}: make sure the roles tell them apart",
             )
+
+
+# Cloud Logging refuses a filter longer than this; the values a caller passes (a host list, a
+# long workload name) need room too, as in the live plan.
+LOGGING_FILTER_LIMIT = 20_000
+VALUE_ROOM = 1_000
+_SAMPLE_VALUES = {
+    "timestamp": "2025-01-01T00:00:00Z",
+    "duration": "1h",
+    "integer": 1,
+    "zone": "us-central1-a",
+    "project_id": "my-project-123456",
+}
+
+
+def filter_too_long(ctx: LintContext, action: Action) -> Iterator[Finding]:
+    """`symptom_match()` writes a page's signatures into the query once per message field, so a
+    log query OR-ing several pages grows with the knowledge until Cloud Logging refuses it: caught
+    here, where a signature is added, instead of in a live run."""
+    from mlwiki.engine.params import ParamSpec
+    from mlwiki.engine.render import render_filter
+    from mlwiki.errors import MlwikiError
+
+    if action.data.get("kind") != "log_query" or not isinstance(action.data.get("filter"), str):
+        return
+    values = {}
+    for name, data in (action.data.get("params") or {}).items():
+        spec = ParamSpec.from_json(name, data if isinstance(data, dict) else {})
+        default = spec.default if spec.default is not None else None
+        values[name] = default or (spec.values[0] if spec.values else None)
+        if values[name] is None:
+            values[name] = _SAMPLE_VALUES.get(spec.type, "a")
+    try:
+        length = len(render_filter(action, values, ctx.wiki))
+    except MlwikiError:
+        return  # a filter that does not render is another rule's finding
+    if length > LOGGING_FILTER_LIMIT - VALUE_ROOM:
+        yield Finding(
+            action.path,
+            action.line_of("filter"),
+            f"the filter renders to {length:,} characters with its signatures; Cloud Logging "
+            f"accepts {LOGGING_FILTER_LIMIT:,} and the values need about {VALUE_ROOM:,}: "
+            "split the query or shorten the pages' signatures",
+        )
