@@ -15,7 +15,10 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from mlwiki.diagnose.pipeline import diagnose
+from mlwiki.diagnose.signatures import SignatureSet
 from mlwiki.diagnose.topology import Topology
 from mlwiki.engine.render import workload_selector
 from mlwiki.logs.plan import workload_query
@@ -24,6 +27,7 @@ from mlwiki.wiki import load_wiki
 from tests.conftest import WIKI_ROOT
 
 WIKI = load_wiki(WIKI_ROOT)
+SIGNATURES = SignatureSet(WIKI.symptoms.values())
 T0 = datetime(2026, 5, 4, 9, 0, tzinfo=timezone.utc)
 NODE = "gke-c-default-pool-1a2b3c4d-x1y2"
 
@@ -181,3 +185,59 @@ def test_exit_code_zero_is_no_failure(tmp_path: Path) -> None:
     entries.append(_pod_status(9, 45, pod, 0))
     findings = _diagnose(tmp_path, "export-job", entries)
     assert findings["status"] == "no_failure", findings["summary"]
+
+
+def _pages_of(text: str) -> set[str]:
+    """The pages whose signatures match a container line `text`."""
+    entry = _line(1, 0, "export-job-0-4kq2z", text)
+    return {match.signature.symptom for match in SIGNATURES.scan(entry)}
+
+
+# Every form the platform prints a terminated state in (kubectl describe, the pod object in JSON
+# and YAML, klog's structured lines, workflow engines), for codes no other page names.
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Last State:     Terminated\n      Reason:       Error\n      Exit Code:    1",
+        "    State:          Terminated\n      Reason:       Error\n      Exit Code:    2",
+        '"state":{"terminated":{"exitCode":127,"reason":"Error"}}',
+        '"lastState": {"terminated": {"exitCode": 143, "reason": "Error"}}',
+        "      terminated:\n        exitCode: 255\n        reason: Error",
+        'I0504 09:00:01.000000    1234 kuberuntime_container.go:808] "Container exited" '
+        'pod="default/export-job-0-4kq2z" containerName="main" exitCode=3',
+        "Error (exit code 1)",
+        "Error: exit code 64",
+        "container main terminated with exit code 126",
+    ],
+)
+def test_every_form_of_a_nonzero_termination_is_a_container_exit(text: str) -> None:
+    assert "container-exit-nonzero" in _pages_of(text), text
+
+
+@pytest.mark.parametrize(
+    ("code", "page"),
+    [(137, "host-oom-killed"), (139, "process-segfault"), (134, "process-abort")],
+)
+def test_the_codes_another_page_names_are_left_to_it(code: int, page: str) -> None:
+    for text in (
+        f"Last State:     Terminated\n      Reason:       Error\n      Exit Code:    {code}",
+        f'"state":{{"terminated":{{"exitCode":{code},"reason":"Error"}}}}',
+    ):
+        pages = _pages_of(text)
+        assert page in pages, (text, pages)
+        assert "container-exit-nonzero" not in pages, (text, pages)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "    State:          Terminated\n      Reason:       Completed\n      Exit Code:    0",
+        '"state":{"terminated":{"exitCode":0,"reason":"Completed"}}',
+        "exitCode: 0",
+        "Exit Code:    10 retries left",
+        "restartCount: 1",
+        "step 1300: exit code path taken for shard 12",
+    ],
+)
+def test_success_and_look_alikes_are_no_container_exit(text: str) -> None:
+    assert "container-exit-nonzero" not in _pages_of(text), text
