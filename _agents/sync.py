@@ -1,9 +1,15 @@
 #!/usr/bin/env python3
-"""Generate each agent's subagent files from the one neutral definition in `_agents/roles/`.
+"""Generate each agent's files from the one neutral definition of each in `_agents/`.
 
-Claude Code and Antigravity want different formats (tool names, model names, list vs string), so
-the role files are the source of truth and this script writes `.claude/agents/<role>.md` and
-`_agents/agents/<role>.md`. `--check` exits 1 when a generated file is stale (the tests run it).
+- Subagents: Claude Code and Antigravity want different formats (tool names, model names, list vs
+  string), so the role files in `_agents/roles/` are the source of truth and this script writes
+  `.claude/agents/<role>.md` and `_agents/agents/<role>.md`.
+- Skills: `_agents/skills/<name>/SKILL.md` (standard frontmatter only, read by Antigravity) is
+  copied to `.claude/skills/<name>/SKILL.md` with Claude Code's own fields added (`argument-hint`,
+  `allowed-tools` for the read-only commands the skill runs), so Claude Code loads the skill when
+  the user asks in prose, not only on `/name`.
+
+`--check` exits 1 when a generated file is stale (the tests run it).
 """
 
 from __future__ import annotations
@@ -28,6 +34,40 @@ ANTIGRAVITY_TOOLS = {
     "shell": ["run_command"],
 }
 ANTIGRAVITY_MODELS = {"fast": "flash", "strong": "pro"}
+SKILLS = AGENTS_DIR / "skills"
+
+
+def _read_only(*commands: str) -> str:
+    """Claude Code `allowed-tools` for read-only mlwiki commands, both spellings of the program."""
+    rules = [
+        f"Bash({program} {command} *)"
+        for program in ("mlwiki", "_wiki/.venv/bin/mlwiki")
+        for command in commands
+    ]
+    return " ".join(rules)
+
+
+# Claude Code's extra skill fields (https://code.claude.com/docs/en/skills); the upload of
+# /handoff is left out of allowed-tools on purpose: it asks.
+CLAUDE_SKILL_FIELDS = {
+    "troubleshoot": {
+        "argument-hint": "WORKLOAD_ID",
+        "allowed-tools": _read_only("troubleshoot", "match", "run", "verify"),
+    },
+    "handoff": {
+        "argument-hint": "WORKLOAD_ID [CASE_ID] [--bucket=BUCKET] [--findings=PATH] [--no-watch] "
+        "| --watch STORAGE_KEY",
+        "allowed-tools": _read_only("verify", "handoff --watch"),
+    },
+    "dashboard": {
+        "argument-hint": "[TARGET]",
+        "allowed-tools": _read_only("dashboard"),
+    },
+}
+SKILL_NOTICE = (
+    "<!-- Generated from _agents/skills/{name}/SKILL.md by `python3 _agents/sync.py`; edit that "
+    "file. -->"
+)
 
 
 def _split(path: Path) -> tuple[dict, str]:
@@ -63,6 +103,19 @@ def generated() -> dict[Path, str]:
         }
         files[REPO / ".claude" / "agents" / f"{name}.md"] = _render(claude, body, name)
         files[AGENTS_DIR / "agents" / f"{name}.md"] = _render(antigravity, body, name)
+    for skill in sorted(SKILLS.glob("*/SKILL.md")):
+        meta, body = _split(skill)
+        name = meta["name"]
+        claude = {
+            "name": name,
+            "description": meta["description"],
+            **CLAUDE_SKILL_FIELDS.get(name, {}),
+        }
+        header = yaml.safe_dump(claude, sort_keys=False, allow_unicode=True, width=1000)
+        notice = SKILL_NOTICE.format(name=name)
+        files[REPO / ".claude" / "skills" / name / "SKILL.md"] = (
+            f"---\n{header}---\n{notice}\n\n{body}"
+        )
     return files
 
 

@@ -72,8 +72,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if not getattr(args, "handler", None):
         parser.print_help()
         return 2
+    from mlwiki.output import capped_stdout
+
     try:
-        return int(args.handler(args) or 0)
+        with capped_stdout(args.command):
+            return int(args.handler(args) or 0)
     except MlwikiError as error:
         print(f"mlwiki {args.command}: {error}", file=sys.stderr)
         return error.exit_code

@@ -3,6 +3,7 @@ from __future__ import annotations
 import io
 import json
 import shutil
+import tempfile
 from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,6 +36,15 @@ def run_cli(*argv: str) -> CliResult:
         except SystemExit as exit_:  # argparse usage errors
             code = exit_.code if isinstance(exit_.code, int) else 2
     return CliResult(code, out.getvalue(), err.getvalue())
+
+
+def match_all(*argv: str) -> list[dict[str, Any]]:
+    """Every row `mlwiki match ARGV` finds: its `--out` file (stdout shows the first few)."""
+    with tempfile.TemporaryDirectory() as folder:
+        out = Path(folder) / "matches.json"
+        result = run_cli("match", *argv, "--format", "json", "--out", str(out))
+        assert result.code == 0, result.stderr
+        return json.loads(out.read_text(encoding="utf-8"))["matches"]
 
 
 @pytest.fixture

@@ -172,7 +172,9 @@ def test_watch_backs_off_doubling_to_the_maximum(tmp_path: Path, gcs: GcsEmulato
 def test_ctrl_c_stops_a_watch_cleanly(tmp_path: Path, gcs: GcsEmulator) -> None:
     env = {**os.environ, "STORAGE_EMULATOR_HOST": gcs.url}
     command = [sys.executable, "-m", "mlwiki", "--wiki", str(WIKI_ROOT), "handoff"]
-    command += ["--watch", "mlwiki-llm-pretrain-nocase-0123456789ab", "--bucket", BUCKET]
+    key = "mlwiki-llm-pretrain-nocase-0123456789ab"
+    gcs.bucket().blob(f"{key}/manifest.json").upload_from_string(b'{"files": {}}')
+    command += ["--watch", key, "--bucket", BUCKET]
     command += ["--interval", "0.2", "--download-dir", str(tmp_path / "local")]
     process = subprocess.Popen(
         command, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True

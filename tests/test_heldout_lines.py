@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from mlwiki.wiki import load_wiki
-from tests.conftest import REPO_ROOT, run_cli
+from tests.conftest import REPO_ROOT, match_all
 
 DATA = Path(__file__).parent / "data"
 # heldout_lines.jsonl: issue #3's red team; heldout_lines_12.jsonl: real lines issue #12 set aside
@@ -93,10 +93,8 @@ def matched(tmp_path_factory: pytest.TempPathFactory) -> dict[str, set[str]]:
             for n, row in enumerate(LINES)
         )
     )
-    result = run_cli("match", "--bundle", str(bundle), "--format", "json")
-    assert result.code == 0, result.stderr
     found: dict[str, set[str]] = {}
-    for match in result.json()["matches"]:
+    for match in match_all("--bundle", str(bundle)):
         found.setdefault(match["insertId"], set()).add(match["symptom"])
     return found
 

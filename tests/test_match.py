@@ -12,10 +12,16 @@ from tests.conftest import REPO_ROOT, run_cli
 DEMO = REPO_ROOT / "_wiki" / "examples" / "llm-pretrain-oom"
 
 
-def test_matches_have_required_keys_and_verbatim_quotes() -> None:
-    result = run_cli("match", "--bundle", str(DEMO), "--format", "json")
+def test_matches_have_required_keys_and_verbatim_quotes(tmp_path: Path) -> None:
+    out = tmp_path / "matches.json"
+    result = run_cli("match", "--bundle", str(DEMO), "--format", "json", "--out", str(out))
     assert result.code == 0, result.stderr
-    matches = result.json()["matches"]
+    view = result.json()
+    matches = json.loads(out.read_text())["matches"]  # every row; stdout shows the first ones
+    assert view["count"] == len(matches) == view["page"]["total"] > view["page"]["shown"]
+    assert view["matches"] == matches[: view["page"]["shown"]]
+    assert {s["symptom"] for s in view["symptoms"]} == {m["symptom"] for m in matches}
+    assert view["output"]["full"] == str(out)
     entries = {e["insertId"]: e for e in json.loads((DEMO / "logs.json").read_text())}
     assert {"host-oom-killed", "spot-preemption", "coordination-heartbeat-cascade"} <= {
         m["symptom"] for m in matches

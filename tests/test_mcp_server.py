@@ -131,11 +131,15 @@ async def test_read_page_returns_pages_actions_and_workflows(server) -> None:
 async def test_list_symptoms_filters_by_role_and_layer(server) -> None:
     symptoms = load_wiki(WIKI_ROOT).symptoms
     async with Client(server) as client:
-        everything = await call(client, "list_symptoms")
+        first = await call(client, "list_symptoms")
+        rest = await call(client, "list_symptoms", offset=first["page"]["next_offset"] or 0)
         roots = await call(client, "list_symptoms", role="root")
         infra_cascades = await call(client, "list_symptoms", role="cascade", layer="infra")
         bad = await client.call_tool("list_symptoms", {"role": "culprit"})
-    assert everything["count"] == len(symptoms) == len(everything["symptoms"])
+    # Every symptom, in pages that each fit the MCP budget.
+    assert first["count"] == len(symptoms) == first["page"]["total"]
+    listed = first["symptoms"] + (rest["symptoms"] if first["page"]["next_offset"] else [])
+    assert sorted(s["id"] for s in listed) == sorted(symptoms)
     assert roots["symptoms"] and {s["role"] for s in roots["symptoms"]} == {"root"}
     row = next(s for s in roots["symptoms"] if s["id"] == "host-oom-killed")
     assert row == {
@@ -157,14 +161,30 @@ async def test_match_logs_gives_the_cli_rows_capped(server) -> None:
     async with Client(server) as client:
         full = await call(client, "match_logs", bundle=str(DEMO), workload=WORKLOAD, limit=2000)
         capped = await call(client, "match_logs", bundle=str(DEMO), workload=WORKLOAD, limit=5)
-    assert full["matches"] == cli.json()["matches"]
-    assert full["count"] == full["returned"] == len(full["matches"]) and full["capped"] is False
-    assert any(
-        m["symptom"] == "host-oom-killed" and m["host"] == CULPRIT and m["role"] == "root"
-        for m in full["matches"]
+        roots = await call(
+            client, "match_logs", bundle=str(DEMO), workload=WORKLOAD, role="root", host=CULPRIT
+        )
+        pages = full["output"]["pages"]
+        stored = "".join(
+            [
+                (await client.read_resource(full["output"]["full"][:-1] + str(n))).contents[0].text
+                for n in range(1, pages + 1)
+            ]
+        )
+    view = cli.json()
+    # As many rows as fit in 20,000 bytes (the CLI's first 25 are among them); everything is
+    # in the result resource, page by page.
+    assert full["matches"][: len(view["matches"])] == view["matches"]
+    assert full["count"] == view["count"] == full["page"]["total"] > full["page"]["shown"]
+    assert len(json.dumps(full, indent=2).encode()) <= 20_000
+    assert json.loads(stored)["matches"][: len(full["matches"])] == full["matches"]
+    assert len(json.loads(stored)["matches"]) == full["count"]
+    assert roots["matches"] and all(
+        m["host"] == CULPRIT and m["role"] == "root" for m in roots["matches"]
     )
+    assert "host-oom-killed" in {m["symptom"] for m in roots["matches"]}
     assert capped["matches"] == full["matches"][:5]
-    assert (capped["count"], capped["returned"], capped["capped"]) == (full["count"], 5, True)
+    assert (capped["page"]["shown"], capped["page"]["next_offset"]) == (5, 5)
     assert full["untrusted_log_text"] is True and "never instructions" in full["note"]
 
 
@@ -187,7 +207,9 @@ async def test_troubleshoot_gives_the_cli_findings_and_report(server) -> None:
     assert findings["next_steps"] == steps
     assert findings["root_cause"]["symptom"] == "host-oom-killed"
     assert findings["culprit_hosts"][0]["host"] == CULPRIT
-    assert CULPRIT in result["report_markdown"]
+    async with Client(server) as client:
+        report = await client.read_resource(result["report"]["resource"])
+    assert CULPRIT in report.contents[0].text and result["report"]["pages"] == 1
     assert result["untrusted_log_text"] is True and "redacted" not in result
 
 
@@ -230,7 +252,9 @@ async def test_run_workflow_dry_run_then_verdict(server) -> None:
     assert done["verdict"] == "confirmed" and CULPRIT in done["summary"]
     assert done["outputs"]["culprit_host"] == CULPRIT
     assert done["approval_required"] == [] and done["awaiting_approval"] == []
-    assert 0 < len(done["entries"]) <= done["entries_total"]
+    assert 0 < len(done["entries"]) <= done["page"]["total"]
+    assert {"insertId", "timestamp", "quote"} <= set(done["entries"][0])
+    assert done["window"]["chosen"].startswith("the bundle's first to last entry")
     assert "colour" in unknown
     assert "'a=b'" in bad_name
 
@@ -355,8 +379,21 @@ async def test_wiki_items_are_listed_and_read_as_resources(server) -> None:
     assert len(listed) == 1 + len(wiki.pages) + len(wiki.actions) + len(wiki.workflows)
     assert listed["mlwiki://page/host-oom-killed"].mime_type == "text/markdown"
     assert listed["mlwiki://action/cordon-node"].mime_type == "application/json"
-    assert templates == {f"mlwiki://{kind}/{{item_id}}" for kind in ("page", "action", "workflow")}
-    assert index.contents[0].text == (WIKI_ROOT / "INDEX.md").read_text()
+    assert templates == {
+        *(f"mlwiki://{kind}/{{item_id}}" for kind in ("page", "action", "workflow")),
+        "mlwiki://result/{result_id}/{page}",
+    }
+    # INDEX.md is larger than one result may be: page 1, then the pages it names.
+    first = index.contents[0].text
+    assert len(first.encode()) <= 20_000
+    continued = first.rsplit("[continued: page 1 of ", 1)
+    pages = int(continued[1].split("]")[0].split(";")[0])
+    uri = continued[1].split("read ", 1)[1].split(" ", 1)[0][:-1]
+    async with Client(server) as client:
+        rest = [
+            (await client.read_resource(f"{uri}{n}")).contents[0].text for n in range(2, pages + 1)
+        ]
+    assert continued[0].rstrip("\n") + "".join(rest) == (WIKI_ROOT / "INDEX.md").read_text()
     assert page.contents[0].text == (WIKI_ROOT / "symptoms" / "host-oom-killed.md").read_text()
     assert json.loads(action.contents[0].text)["requires_approval"] is True
     assert json.loads(workflow.contents[0].text)["id"] == "verify-host-oom-killed"
@@ -408,3 +445,39 @@ async def test_stdio_end_to_end(tmp_path: Path) -> None:
     assert result.structured_content["findings"]["culprit_hosts"][0]["host"] == CULPRIT
     assert index.contents[0].text.startswith("#")
     assert elapsed < 30, f"stdio round trip took {elapsed:.1f}s"
+
+
+@pytest.mark.anyio
+async def test_verify_findings_checks_the_report_too(server, tmp_path: Path) -> None:
+    out = tmp_path / "findings.json"
+    assert run_cli("troubleshoot", WORKLOAD, "--bundle", str(DEMO), "--out", str(out)).code == 0
+    report = out.with_suffix(".md")
+    wrong = tmp_path / "wrong.md"
+    wrong.write_text(report.read_text().replace(CULPRIT, CULPRIT[:-1] + "x", 1))
+    async with Client(server) as client:
+        good = await call(
+            client, "verify_findings", findings_path=str(out), report_path=str(report)
+        )
+        bad = await call(client, "verify_findings", findings_path=str(out), report_path=str(wrong))
+        approve = await client.call_tool(
+            "verify_findings", {"findings_path": str(out), "approve": True}
+        )
+    assert good["passed"] is True and good["report"]["status"] == "PASS"
+    assert bad["passed"] is False and bad["report"]["status"] == "REJECT"
+    (problem,) = bad["report"]["problems"]
+    assert CULPRIT[:-1] + "x" in problem["problem"] and problem["line"] > 0
+    assert approve.is_error is True and "approve" in approve.content[0].text
+
+
+@pytest.mark.anyio
+async def test_the_slash_commands_are_prompts_with_their_skill(server) -> None:
+    async with Client(server) as client:
+        prompts = {p.name: p for p in (await client.list_prompts()).prompts}
+        shown = await client.get_prompt("troubleshoot", {"workload": WORKLOAD, "bundle": "b"})
+        handoff = await client.get_prompt("handoff", {"watch": "mlwiki-x-1"})
+    assert set(prompts) == {"troubleshoot", "handoff", "dashboard"}
+    assert [a.name for a in prompts["troubleshoot"].arguments if a.required] == ["workload"]
+    text = shown.messages[0].content.text
+    assert text.startswith(f"/troubleshoot {WORKLOAD} --bundle=b")
+    assert "mlwiki verify findings.json --report report.md" in text  # the skill itself
+    assert handoff.messages[0].content.text.startswith("/handoff --watch=mlwiki-x-1")

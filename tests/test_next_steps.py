@@ -1,22 +1,54 @@
-"""The next steps a diagnosis prints are commands that run as written."""
+"""The next steps a diagnosis prints: nothing troubleshoot already did, and every proposed change
+as a command that runs as printed and names its kube context or project explicitly."""
 
 from __future__ import annotations
 
+import json
 import shlex
+from pathlib import Path
 
-from tests.conftest import REPO_ROOT, run_cli
+from mlwiki.wiki import load_wiki
+from tests.conftest import REPO_ROOT, WIKI_ROOT, run_cli
+from tests.scenarios import single_host_crash
 
 DEMO = "_wiki/examples/llm-pretrain-oom"
 
 
-def test_the_verification_commands_in_next_steps_run_as_printed(monkeypatch) -> None:
+def test_next_steps_do_not_ask_to_rerun_what_troubleshoot_ran(monkeypatch) -> None:
     monkeypatch.chdir(REPO_ROOT)
     findings = run_cli("troubleshoot", "llm-pretrain", "--bundle", DEMO, "--format", "json").json()
-    commands = [s["step"].split(": ", 1)[1] for s in findings["next_steps"] if "workflow" in s]
-    assert len(commands) == 2
-    for command in commands:
-        words = shlex.split(command)
-        assert words[:2] == ["mlwiki", "run"]
-        result = run_cli(*words[1:], "--format", "json")
-        assert result.code == 0, result.stderr
-        assert result.json()["verdict"] == "confirmed", command
+    ran = {run["workflow"]: run["verdict"] for run in findings["actions_run"]}
+    assert ran == {"verify-host-oom-killed": "confirmed", "verify-spot-preemption": "confirmed"}
+    assert findings["next_steps"]
+    assert not [s for s in findings["next_steps"] if s.get("workflow") in ran]
+    assert not [s for s in findings["next_steps"] if "mlwiki run" in s["step"]]
+
+
+def test_findings_name_the_place_the_entries_name(monkeypatch) -> None:
+    monkeypatch.chdir(REPO_ROOT)
+    findings = run_cli("troubleshoot", "llm-pretrain", "--bundle", DEMO, "--format", "json").json()
+    labels = json.loads((REPO_ROOT / DEMO / "logs.json").read_text())[0]["resource"]["labels"]
+    assert findings["project"] == labels["project_id"]
+    assert findings["cluster"] == labels["cluster_name"]
+    assert findings["location"] == labels["location"]
+    assert findings["kube_context"] == (
+        f"gke_{labels['project_id']}_{labels['location']}_{labels['cluster_name']}"
+    )
+
+
+def test_a_proposed_change_names_its_context_and_runs_as_printed(tmp_path: Path) -> None:
+    bundle = single_host_crash(load_wiki(WIKI_ROOT), "process-segfault", tmp_path / "b", seed=3)
+    workload = json.loads((bundle / "expected.json").read_text())["workload"]
+    findings = run_cli("troubleshoot", workload, "--bundle", str(bundle), "--format", "json").json()
+    (change,) = [s for s in findings["next_steps"] if s.get("action")]
+    words = shlex.split(change["command"])
+    assert words[:3] == ["mlwiki", "action", "cordon-node"] and words[-1] == "--approve"
+    assert f"context={findings['kube_context']}" in words
+    assert f"node={findings['culprit_hosts'][0]['host']}" in words
+    # The same command, shown instead of run (the user approves the real one).
+    shown = run_cli(*words[1:-1], "--dry-run", "--format", "json")
+    assert shown.code == 0, shown.stderr
+    assert shown.json()["command"] == [
+        "kubectl", f"--context={findings['kube_context']}", "cordon",
+        findings["culprit_hosts"][0]["host"],
+    ]  # fmt: skip

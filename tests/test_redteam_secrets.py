@@ -206,13 +206,21 @@ def test_agent_facing_cli_output_is_redacted_by_default(
 def test_the_json_channels_expose_most_cases(tmp_path: Path) -> None:
     """The channels really carry the planted entries (so 'no leak' means redaction worked)."""
     bundle = write_bundle(tmp_path / "bundle.jsonl")
-    action = _cli(
-        "action", "query-workload-container-logs", "--param", f"workload={WORKLOAD}", *WINDOW,
-        "--format", "json", "--bundle", str(bundle), "--no-redact",
-    )  # fmt: skip
-    assert len(cases_shown(action)) == len(CASES)
-    matched = _cli("match", WORKLOAD, "--format", "json", "--bundle", str(bundle), "--no-redact")
-    assert len(cases_shown(matched)) >= 70
+    # stdout shows the first entries (it is sized for an agent); --out holds every one, and is
+    # redacted by default like stdout.
+    for redaction, out in (("--no-redact", tmp_path / "raw.json"), (None, tmp_path / "out.json")):
+        _cli(
+            "action", "query-workload-container-logs", "--param", f"workload={WORKLOAD}",
+            *WINDOW, "--format", "json", "--bundle", str(bundle), "--out", str(out),
+            *([redaction] if redaction else []),
+        )  # fmt: skip
+    assert len(cases_shown((tmp_path / "raw.json").read_text())) == len(CASES)
+    assert len(cases_shown((tmp_path / "out.json").read_text())) == len(CASES)
+    assert leaks([(tmp_path / "out.json").read_text()]) == []
+    matched = tmp_path / "matched.json"
+    _cli("match", WORKLOAD, "--format", "json", "--bundle", str(bundle), "--no-redact",
+         "--out", str(matched))  # fmt: skip
+    assert len(cases_shown(matched.read_text())) >= 70
 
 
 @pytest.mark.anyio
@@ -229,7 +237,7 @@ async def test_mcp_results_hold_no_secret(tmp_path: Path) -> None:
             ("match_logs", {"bundle": bundle, "workload": WORKLOAD, "limit": 2000}),
             ("troubleshoot", {"workload": WORKLOAD, "bundle": bundle}),
         ]
-        # run_workflow returns at most 100 entries: ask for the run in windows of 5 minutes.
+        # Also in windows of 5 minutes, each run's entries a result of its own.
         for minute in range(0, 25, 5):
             window = {"start": f"2024-05-01T10:{minute:02d}:00Z"}
             window["end"] = f"2024-05-01T10:{minute + 4:02d}:59Z"
@@ -243,5 +251,13 @@ async def test_mcp_results_hold_no_secret(tmp_path: Path) -> None:
             assert result.is_error is False, (tool, result.content)
             outputs.append(json.dumps(result.structured_content))
             outputs.extend(getattr(part, "text", "") for part in result.content)
+            # A result is sized for an agent; the rest is a resource, page by page: read it all.
+            view = result.structured_content or {}
+            for found in (view.get("output"), (view.get("findings") or {}).get("output")):
+                if isinstance(found, dict) and found.get("full"):
+                    first = str(found["full"])
+                    for page in range(1, int(found["pages"]) + 1):
+                        read = await client.read_resource(f"{first[:-1]}{page}")
+                        outputs.append(read.contents[0].text)
     assert len(cases_shown("\n".join(outputs))) == len(CASES)
     assert leaks(outputs) == []

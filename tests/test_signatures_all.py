@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from mlwiki.wiki import load_wiki
-from tests.conftest import REPO_ROOT, run_cli
+from tests.conftest import REPO_ROOT, match_all
 
 BENIGN = [
     "UNIMPLEMENTED: GetTopologyForDevices is not supported for the IFRT proxy client",
@@ -50,10 +50,8 @@ def matches_of(tmp_path: Path, lines: list[tuple[str, str | None]]) -> dict[str,
     bundle.write_text(
         "".join(json.dumps(entry_for(n, text, f)) + "\n" for n, (text, f) in enumerate(lines))
     )
-    result = run_cli("match", "--bundle", str(bundle), "--format", "json")
-    assert result.code == 0, result.stderr
     found: dict[str, set[str]] = {}
-    for match in result.json()["matches"]:
+    for match in match_all("--bundle", str(bundle)):
         found.setdefault(match["insertId"], set()).add(match["symptom"])
     return found
 

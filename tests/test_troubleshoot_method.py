@@ -11,7 +11,7 @@ from pathlib import Path
 
 from mlwiki.logs.entry import NODE_LABEL
 from mlwiki.wiki import load_wiki
-from tests.conftest import REPO_ROOT, run_cli
+from tests.conftest import REPO_ROOT, match_all, run_cli
 from tests.scenarios import CLUSTER, PROJECT, Run, expected, heartbeat_lines, two_disruptions
 
 WIKI = load_wiki(REPO_ROOT / "_wiki")
@@ -43,8 +43,8 @@ def test_a_container_echoing_an_audit_method_is_not_an_infrastructure_event(tmp_
     findings = findings_of(run, tmp_path / "b")
     assert findings["root_cause"]["symptom"] == "process-abort"
     assert [c["host"] for c in findings["culprit_hosts"]] == [dead.node]
-    matched = run_cli("match", "--bundle", str(tmp_path / "b"), "--format", "json").json()
-    assert "spot-preemption" not in {m["symptom"] for m in matched["matches"]}
+    matched = match_all("--bundle", str(tmp_path / "b"))
+    assert "spot-preemption" not in {m["symptom"] for m in matched}
 
 
 def digest_run(one_entry: bool) -> tuple[Run, str]:
@@ -88,8 +88,11 @@ def test_a_reporter_naming_a_host_blames_that_host_not_itself(tmp_path: Path) ->
 def test_one_entry_keeps_the_names_of_every_signature_of_its_page(tmp_path: Path) -> None:
     run, bad = digest_run(one_entry=True)
     run.write(tmp_path / "b", expected("diagnosed", None, [], []))
-    matched = run_cli("match", "--bundle", str(tmp_path / "b"), "--format", "json").json()
-    digest = [m for m in matched["matches"] if m["symptom"] == "megascale-hang-bad-chip"]
+    digest = [
+        m
+        for m in match_all("--bundle", str(tmp_path / "b"))
+        if m["symptom"] == "megascale-hang-bad-chip"
+    ]
     assert len(digest) == 1 and digest[0]["captures"] == {"host": bad}
     assert bad in digest[0]["quote"]
 

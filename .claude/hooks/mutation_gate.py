@@ -5,7 +5,10 @@ Reads the hook payload on stdin, prints the decision as JSON on stdout and alway
 Code does not block on exit 1, and Antigravity ignores exit codes). The logic is `mlwiki.guard`;
 it parses shell with tree-sitter-bash, so when the Python that runs this hook lacks it and the
 wiki's venv (_wiki/.venv) exists, the hook re-runs itself with the venv's Python (without the
-parser, `mlwiki.guard` asks on every command rather than guess).
+parser, `mlwiki.guard` asks on every command rather than guess). The agents run it through
+`mutation-gate` beside it, which finds it (and the venv's Python) from any working directory. If
+the guard cannot be loaded at all (a broken install), the answer is "ask" in both agents'
+formats: the gate fails closed, never open.
 """
 
 import json
@@ -28,27 +31,35 @@ def _parser_missing() -> bool:
     return False
 
 
-if __name__ == "__main__":
+def fail_closed(why: str) -> str:
+    reason = f"the mlwiki mutation gate could not run ({why}); approve only if this is read-only"
+    return json.dumps(
+        {
+            "decision": "ask",
+            "reason": reason,
+            "hookSpecificOutput": {
+                "hookEventName": "PreToolUse",
+                "permissionDecision": "ask",
+                "permissionDecisionReason": reason,
+            },
+        }
+    )
+
+
+def main() -> int:
     if _parser_missing() and VENV_PYTHON.is_file() and not os.environ.get("MLWIKI_GUARD_REEXEC"):
         os.environ["MLWIKI_GUARD_REEXEC"] = "1"
         os.execv(str(VENV_PYTHON), [str(VENV_PYTHON), str(Path(__file__).resolve())])
+    payload = sys.stdin.read()
     try:
         from mlwiki.guard import run_hook
-    except Exception as error:  # a broken or missing guard must ask, never fail open
-        reason = f"mutation gate cannot load mlwiki.guard ({type(error).__name__}: {error})"
-        sys.stdout.write(
-            json.dumps(
-                {
-                    "decision": "ask",
-                    "reason": reason,
-                    "hookSpecificOutput": {
-                        "hookEventName": "PreToolUse",
-                        "permissionDecision": "ask",
-                        "permissionDecisionReason": reason,
-                    },
-                }
-            )
-        )
-        sys.exit(0)
-    sys.stdout.write(run_hook(sys.stdin.read()))
-    sys.exit(0)
+
+        answer = run_hook(payload)
+    except Exception as error:  # anything at all: fail closed, never open
+        answer = fail_closed(f"{type(error).__name__}: {error}")
+    sys.stdout.write(answer)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -7,7 +7,7 @@ import sys
 from typing import Any
 
 from mlwiki.errors import EXIT_FINDING, EXIT_OK, ApprovalRequired, BadInput
-from mlwiki.redact.output import add_no_redact
+from mlwiki.output import add_output_options
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -26,7 +26,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "types and stay single arguments. A mutating action needs --approve DIGEST, the "
             "digest of its exact command that a run without it prints (or a 'yes' at the prompt "
             "on a terminal a person drives), and is written to the audit log. Exit 0 ok, 1 the "
-            "action failed, 2 bad input, 3 approval needed."
+            "action failed, 2 bad input, 3 approval needed. Output is bounded for an agent: the "
+            "first --limit entries (quotes of at most 500 characters) and stdout clipped; --out "
+            "FILE keeps everything."
         ),
     )
     parser.add_argument("action_id", metavar="ACTION_ID", help="action id (file name)")
@@ -39,7 +41,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="approve running exactly the command with this digest (printed when the action "
         "awaits approval) if it changes the cluster or a VM",
     )
-    add_no_redact(parser)
+    add_output_options(
+        parser,
+        filters=("host",),
+        limit_help="show at most N of the entries a log query found (default %(default)s)",
+    )
     parser.set_defaults(handler=handle)
 
 
@@ -68,14 +74,17 @@ def handle(args: argparse.Namespace) -> int:
     )
     result = executor.run(action, values)
     data = result.to_dict()
+    if run.window and action.kind == "log_query":
+        data["window"] = run.window
     source = run.report()
     if source:
         data["source"] = source
-    from mlwiki.redact.output import OutputRedaction
+    from mlwiki.commands.run import _say_default_window
+    from mlwiki.output import cli_result
 
-    redaction = OutputRedaction.of(args, [data])
-    with redaction.stdout():
-        _print(args.format, redaction.obj(data), result, run.metrics)
+    if action.kind == "log_query":
+        _say_default_window(run.window)
+    _print(args.format, cli_result("action", "action", data, args).view, result, run.metrics)
     if result.status == "awaiting_approval":
         from mlwiki.engine.options import shown
 
@@ -89,32 +98,36 @@ def handle(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _print(format_: str, data: dict[str, Any], result: Any, metrics: Any = None) -> None:
+def _print(format_: str, view: dict[str, Any], result: Any, metrics: Any = None) -> None:
     from mlwiki.engine.options import printable, shown
-    from mlwiki.logs.entry import entry_host, entry_text
-    from mlwiki.output import emit_json
+    from mlwiki.output import emit_json, print_text
 
     if format_ == "json":
-        emit_json(data)
+        emit_json(view)
         return
-    out = sys.stdout
-    label = "filter" if result.kind in ("log_query", "metric_query") else "command"
-    print(f"{result.action} [{result.status}] {label}: {shown(result.rendered)}", file=out)
-    if result.kind == "log_query" and result.status == "ok":
-        for entry in data.get("entries", result.entries):
-            text = printable(entry_text(entry).splitlines()[0] if entry_text(entry) else "")
-            host = entry_host(entry) or "-"
-            print(f"{entry.get('timestamp')} {printable(host)} {text[:200]}", file=out)
-        partial = f" (partial: {result.reason})" if result.partial else ""
-        print(f"{len(result.entries)} entries{partial}", file=out)
-    elif result.kind == "metric_query" and result.status == "ok":
+    label = "filter" if view["kind"] in ("log_query", "metric_query") else "command"
+    lines = [f"{view['action']} [{view['status']}] {label}: {shown(view.get(label))}"]
+    if view["kind"] == "log_query" and view["status"] == "ok":
+        for entry in view.get("entries") or []:
+            text = printable(" ".join(str(entry.get("quote") or "").split()))
+            lines.append(f"{entry.get('timestamp')} {printable(entry.get('host') or '-')} {text}")
+        partial = f" (partial: {view.get('reason')})" if view.get("partial") else ""
+        page = view.get("page") or {}
+        shown_rows = page.get("shown", 0)
+        more = (
+            ""
+            if shown_rows == view.get("count", 0)
+            else f" (showing {shown_rows}; --out FILE for all)"
+        )
+        lines.append(f"{view.get('count', 0)} entries{partial}{more}")
+    elif view["kind"] == "metric_query" and view["status"] == "ok":
         from mlwiki.metrics.report import host_strip_lines
 
         pod_nodes = getattr(metrics, "pod_nodes", None)
-        lines = host_strip_lines(result.series, pod_nodes=pod_nodes, threshold=result.threshold)
-        for line in lines:
-            print(printable(line), file=out)
-        partial = f" (partial: {result.reason})" if result.partial else ""
-        print(f"{result.outputs.get('count')} series{partial}", file=out)
-    elif result.status in ("ok", "failed") and result.kind not in ("log_query", "metric_query"):
-        out.write(printable(str(data["outputs"].get("stdout", ""))))
+        strip = host_strip_lines(result.series, pod_nodes=pod_nodes, threshold=result.threshold)
+        lines += [printable(line) for line in strip]
+        partial = f" (partial: {view.get('reason')})" if view.get("partial") else ""
+        lines.append(f"{(view.get('outputs') or {}).get('count')} series{partial}")
+    elif view["status"] in ("ok", "failed") and view["kind"] not in ("log_query", "metric_query"):
+        lines.append(printable((view.get("outputs") or {}).get("stdout", "")))
+    print_text("\n".join(lines) + "\n", hint="use --format json --out FILE for everything")

@@ -23,8 +23,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "Redact and upload findings.json, report.md, evidence.jsonl (every cited log entry in "
             "full), metadata.json, README.md and manifest.json (last) to gs://BUCKET/STORAGE_KEY/, "
             "then watch the folder for replies under responses/. Rerunning is safe: files already "
-            "there are checked by hash and kept; different content is never overwritten. "
-            "`--watch KEY` only watches."
+            "there are checked by hash and kept; a rerun with more evidence completes the "
+            "package (the manifest's version and `completes` say what was replaced; the previous "
+            "files are kept under previous/vN/), and anything else different is never "
+            "overwritten. `--watch KEY` only watches (exit 2 when nothing is under KEY)."
         ),
     )
     parser.add_argument("workload", nargs="?", metavar="WORKLOAD_ID", help="the JobSet / workload")
@@ -32,7 +34,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--bucket", help="bucket shared with Customer Care (asked on a terminal)")
     parser.add_argument("--findings", metavar="PATH", help="use this findings.json; skip diagnosis")
     parser.add_argument(
-        "--bundle", metavar="PATH", help="offline log bundle the findings came from"
+        "--bundle",
+        metavar="PATH",
+        help="offline log bundle the findings came from (default: the bundle the findings name; "
+        "for findings read from Cloud Logging the cited entries are looked up there)",
     )
     parser.add_argument("--project", help="Google Cloud project of the workload")
     parser.add_argument("--start", metavar="T", help="window start (UTC YYYY-MM-DDTHH:MM:SSZ)")
@@ -161,6 +166,7 @@ def _metrics_of(bundle: Any, source: Any) -> dict[str, Any]:
 
 
 def _inputs(args: argparse.Namespace, wiki_root: Path) -> Any:
+    from mlwiki.diagnose.verify import bundle_of
     from mlwiki.handoff.evidence import find_cited_entries
     from mlwiki.handoff.package import HandoffInputs, check_case_id, check_workload
     from mlwiki.logs.bundle import iter_bundle
@@ -178,10 +184,27 @@ def _inputs(args: argparse.Namespace, wiki_root: Path) -> Any:
         raise BadInput(
             f"--project {args.project}: the findings are for {findings.get('project')!r}"
         )
-    entries = find_cited_entries(findings, iter_bundle(args.bundle)) if args.bundle else {}
-    return HandoffInputs(
-        workload, case_id, findings, entries, metrics=_metrics_of(args.bundle, None)
-    )
+    bundle = args.bundle or bundle_of(findings, None, Path(args.findings).parent)
+    if bundle is not None:
+        entries = find_cited_entries(findings, iter_bundle(bundle))
+    else:
+        entries = _entries_from_cloud(findings, args.project)
+    return HandoffInputs(workload, case_id, findings, entries, metrics=_metrics_of(bundle, None))
+
+
+def _entries_from_cloud(findings: dict[str, Any], project: Optional[str]) -> dict[Any, Any]:
+    """The cited entries of findings read from Cloud Logging, looked up there by insertId (as
+    `mlwiki verify` does); nothing when the findings name no project."""
+    from mlwiki.diagnose.verify import entries_from_cloud, project_of, wanted_ids
+    from mlwiki.handoff.evidence import find_cited_entries
+
+    source = project_of(findings, project)
+    if source is None:
+        return {}
+    found, gaps = entries_from_cloud(source, findings, wanted_ids(findings))
+    for gap in gaps:
+        print(f"mlwiki handoff: warning: cited entries: {gap}", file=sys.stderr)
+    return find_cited_entries(findings, (e for group in found.values() for e in group))
 
 
 def _print_update(update: Any, as_json: bool) -> None:
@@ -204,6 +227,12 @@ def _watch(args: argparse.Namespace, bucket: Any, key: str, folder: Path) -> int
     from mlwiki.handoff.watch import check_once, watch
 
     failures = transient_errors()
+    try:
+        _check_folder(bucket, key)
+    except failures as error:
+        raise StorageError(
+            f"gs://{bucket.name}/{key}/: cannot check for updates: {error}"
+        ) from None
     if args.once and args.format == "json":
         try:
             updates = check_once(bucket, key, folder)
@@ -244,6 +273,25 @@ def _watch(args: argparse.Namespace, bucket: Any, key: str, folder: Path) -> int
     return 0
 
 
+def _check_folder(bucket: Any, key: str) -> None:
+    """A key with nothing under it is a typo or another bucket: bad input, not "no updates"."""
+    from mlwiki.handoff.package import MANIFEST
+
+    if bucket.get_blob(f"{key}/{MANIFEST}") is not None:
+        return
+    if next(iter(bucket.client.list_blobs(bucket, prefix=f"{key}/", max_results=1)), None):
+        print(
+            f"mlwiki handoff: warning: gs://{bucket.name}/{key}/ has no manifest.json: the "
+            "upload did not finish; rerun the handoff to complete it",
+            file=sys.stderr,
+        )
+        return
+    raise BadInput(
+        f"--watch {key}: gs://{bucket.name}/{key}/ holds no handoff (nothing under that key): "
+        "check the STORAGE_KEY the handoff printed and the --bucket"
+    )
+
+
 def _print_upload(result: Any, package: Any, warnings: list[str], as_json: bool) -> None:
     if as_json:
         document = result.to_json()
@@ -263,6 +311,7 @@ def _print_upload(result: Any, package: Any, warnings: list[str], as_json: bool)
 
 
 def handle(args: argparse.Namespace) -> int:
+    from mlwiki.handoff.complete import completed, plan_completion
     from mlwiki.handoff.gcs import check_bucket_private, make_client
     from mlwiki.handoff.package import Stamp, assemble, check_key, redact_content
     from mlwiki.handoff.upload import remote_metadata, upload_package
@@ -284,7 +333,9 @@ def handle(args: argparse.Namespace) -> int:
     warnings: list[str] = []
     if not inputs.entries:
         warnings.append(
-            "evidence.jsonl holds no log entries: pass --bundle with the bundle the findings came from"
+            "evidence.jsonl holds no log entries: the findings name no readable bundle and no "
+            "Cloud Logging project; pass --bundle with the bundle they came from, and rerun to "
+            "complete the package"
         )
     elif content.missing_evidence:
         missing = ", ".join(content.missing_evidence)
@@ -306,10 +357,21 @@ def handle(args: argparse.Namespace) -> int:
         [Path(p) for p in (args.findings, args.bundle) if p],
         "--download-dir",
     )
+    completion = plan_completion(bucket, package)
+    if completion is not None:
+        package = completed(package, completion)
     package.write(folder)
     for warning in warnings:
         print(f"mlwiki handoff: warning: {warning}", file=sys.stderr)
-    result = upload_package(bucket, package)
+    result = upload_package(bucket, package, completion=completion)
+    if completion is not None and completion.replaced:
+        print(
+            f"Completed the package in gs://{bucket_name}/{package.key}/ (version "
+            f"{completion.version}): replaced "
+            + ", ".join(sorted(n for n in completion.replaced))
+            + f"; the previous files are kept under previous/v{completion.previous_version}/.",
+            file=sys.stderr,
+        )
     _print_upload(result, package, warnings, args.format == "json")
     if args.no_watch:
         return 0

@@ -8,7 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from mlwiki.errors import BadInput
-from mlwiki.redact.output import add_no_redact
+from mlwiki.output import add_output_options
+
+ROWS = 25  # rows shown by default: about 15,000 characters of JSON
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -18,7 +20,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description=(
             "Read log entries (an offline bundle) once and print every entry × symptom match: "
             "insertId, timestamp, symptom, role, host, quote (plus pod, layer, captures). With "
-            "WORKLOAD, only entries about that JobSet's pods and nodes."
+            "WORKLOAD, only entries about that JobSet's pods and nodes. Prints one summary line "
+            "per symptom (role, count, hosts, first and last time) and the first --limit rows "
+            "after the filters; --offset pages on, --out FILE keeps every row."
         ),
     )
     parser.add_argument(
@@ -32,8 +36,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--format", choices=("json", "text"), default="text", help="output format (default text)"
     )
-    add_no_redact(parser)
-    parser.set_defaults(handler=handle)
+    add_output_options(parser, limit_help="show at most N matching rows (default 25)")
+    parser.set_defaults(handler=handle, limit=ROWS)
 
 
 def match_rows(args: argparse.Namespace) -> list[dict[str, Any]]:
@@ -53,6 +57,7 @@ def match_rows(args: argparse.Namespace) -> list[dict[str, Any]]:
 
 def handle(args: argparse.Namespace) -> int:
     from mlwiki.engine.params import ParamSpec, validate
+    from mlwiki.output import cli_result, print_text, print_view
 
     if args.bundle is None and args.project is None:
         raise BadInput("--bundle or --project: say where the log entries are")
@@ -62,25 +67,30 @@ def handle(args: argparse.Namespace) -> int:
         validate(ParamSpec("workload", "k8s_name"), args.workload, "WORKLOAD")
     if args.project is not None:
         validate(ParamSpec("project", "project_id"), args.project, "--project")
-    from mlwiki.redact.output import OutputRedaction
-
     rows = match_rows(args)
-    redaction = OutputRedaction.of(args, [rows])
-    rows = redaction.obj(rows)
-    with redaction.stdout():
-        _print(rows, args.format)
-    return 0
-
-
-def _print(rows: list[dict[str, Any]], format_: str) -> None:
-    from mlwiki.output import emit_json
-
-    if format_ == "json":
-        emit_json({"matches": rows, "count": len(rows)})
-        return
-    for row in rows:
-        quote = " ".join(row["quote"].split())
-        print(
-            f"{row['timestamp']}  {row['symptom']} ({row['role']})  {row['host'] or '-'}  {quote!r}"
+    presented = cli_result("match", "matches", {"matches": rows}, args)
+    if args.format == "json":
+        print_view(presented)
+        return 0
+    view = presented.view
+    lines = [
+        f"{s['symptom']} ({s['role']}): {s['count']} match(es) on {s['hosts']} host(s), "
+        f"{s['first']} → {s['last']}"
+        for s in view.get("symptoms") or []
+    ]
+    for row in view.get("matches") or []:
+        quote = " ".join(str(row.get("quote") or "").split())
+        lines.append(
+            f"{row['timestamp']}  {row['symptom']} ({row['role']})  {row.get('host') or '-'}  "
+            f"{row.get('insertId')}  {quote!r}"
         )
-    print(f"{len(rows)} match(es)")
+    page = view.get("page") or {}
+    more = (
+        f"; more with --offset {page['next_offset']}" if page.get("next_offset") is not None else ""
+    )
+    lines.append(
+        f"{view.get('count', len(rows))} match(es); showing {page.get('shown', 0)} from "
+        f"{page.get('offset', 0)}{more}"
+    )
+    print_text("\n".join(lines) + "\n", hint="use --limit/--offset/--host/--symptom/--role")
+    return 0

@@ -7,7 +7,7 @@ import sys
 from typing import Any
 
 from mlwiki.errors import EXIT_NEEDS_APPROVAL, EXIT_OK
-from mlwiki.redact.output import add_no_redact
+from mlwiki.output import add_output_options
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -23,7 +23,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "nothing. A step that changes the cluster runs only with --approve STEP=DIGEST, the "
             "digest of its exact command that a run without it prints (or a 'yes' at the prompt "
             "on a terminal a person drives); a changed command asks again. Exit 0 done (whatever "
-            "the verdict), 2 bad input, 3 a step awaits approval."
+            "the verdict), 2 bad input, 3 a step awaits approval. The JSON (default) is bounded "
+            "for an agent: the verdict, the summary, the window used, each step's status and "
+            "outputs, and the first --limit entries the run found (quotes of at most 500 "
+            "characters); --out FILE keeps them all."
         ),
     )
     parser.add_argument("workflow_id", metavar="WORKFLOW_ID", help="workflow id (file name)")
@@ -41,7 +44,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         action="store_true",
         help="leave the cited log entries out of the JSON output",
     )
-    add_no_redact(parser)
+    add_output_options(
+        parser,
+        filters=("host",),
+        limit_help="show at most N of the entries the run found (default %(default)s)",
+    )
     parser.set_defaults(handler=handle)
 
 
@@ -64,19 +71,19 @@ def handle(args: argparse.Namespace) -> int:
         metrics=run.metrics,
     )
     data = result.to_dict(with_entries=not args.no_entries)
+    if run.window:
+        data["window"] = run.window
     source = run.report()
     if source:
         data["source"] = source
-    from mlwiki.redact.output import OutputRedaction
+    _say_default_window(run.window)
+    from mlwiki.output import cli_result, print_text, print_view
 
-    redaction = OutputRedaction.of(args, [data])
-    with redaction.stdout():
-        if args.format == "json":
-            from mlwiki.output import emit_json
-
-            emit_json(redaction.obj(data))
-        else:
-            _print_text(result)
+    presented = cli_result("run", "workflow", data, args)
+    if args.format == "json":
+        print_view(presented)
+    else:
+        print_text(_text(presented.view), hint="use --format json --out FILE for everything")
     if result.awaiting_approval:
         step = result.step(result.awaiting_approval[0])
         from mlwiki.engine.options import shown
@@ -90,22 +97,37 @@ def handle(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _print_text(result: Any) -> None:
+def _say_default_window(window: Any) -> None:
+    if window and window.get("chosen", "").startswith("the last 24 hours"):
+        print(
+            f"mlwiki: window {window['start']} → {window['end']}: {window['chosen']}",
+            file=sys.stderr,
+        )
+
+
+def _text(view: dict[str, Any]) -> str:
     from mlwiki.engine.options import printable, shown
 
-    print(f"workflow {result.workflow} (symptom {result.symptom})")
-    for step in result.steps:
-        print(f"  [{step.status}] {step.id} ({step.uses})")
-        if step.rendered is not None:
-            print(f"      {shown(step.rendered)}")
-        if step.unresolved:
-            print(f"      unresolved until earlier steps run: {', '.join(step.unresolved)}")
+    lines = [f"workflow {view['workflow']} (symptom {view['symptom']})"]
+    if view.get("window"):
+        window = view["window"]
+        lines.append(f"  window {window['start']} → {window['end']} ({window['chosen']})")
+    for step in view["steps"]:
+        lines.append(f"  [{step['status']}] {step['id']} ({step['uses']})")
+        rendered = step.get("filter", step.get("command"))
+        if rendered is not None:
+            lines.append(f"      {shown(rendered)}")
+        if step.get("unresolved"):
+            lines.append(
+                f"      unresolved until earlier steps run: {', '.join(step['unresolved'])}"
+            )
         for name in ("note", "error"):
-            if getattr(step, name):
-                print(f"      {name}: {printable(getattr(step, name))}")
-        if step.status == "ok" and step.kind == "log_query":
-            print(f"      {step.outputs.get('count', 0)} entries")
-    if result.verdict:
-        print(f"verdict: {result.verdict}: {printable(result.summary)}")
+            if step.get(name):
+                lines.append(f"      {name}: {printable(step[name])}")
+        if step["status"] == "ok" and step.get("kind") == "log_query":
+            lines.append(f"      {(step.get('outputs') or {}).get('count', 0)} entries")
+    if view.get("verdict"):
+        lines.append(f"verdict: {view['verdict']}: {printable(view['summary'])}")
     else:
-        print(result.summary)
+        lines.append(str(view["summary"]))
+    return "\n".join(lines) + "\n"

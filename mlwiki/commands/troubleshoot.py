@@ -5,10 +5,9 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
 
 from mlwiki.errors import EXIT_OK, BadInput
-from mlwiki.redact.output import add_no_redact
+from mlwiki.output import add_output_options
 
 # Upper bounds of the collection flags: beyond them a value is a typo, not a plan (a day of
 # entries.list at the 60/min quota is 86,400 calls; 10^8 entries is far past memory).
@@ -51,13 +50,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="keep at most N entries (default 500000); more makes the result partial",
     )
     parser.add_argument(
-        "--out",
-        type=Path,
-        help="write the findings JSON to FILE and the Markdown report beside it (FILE with .md); "
-        "never over an input",
+        "--format",
+        choices=("md", "json"),
+        default="md",
+        help="Markdown report (default) or the findings JSON; both bounded for an agent",
     )
-    parser.add_argument("--format", choices=("md", "json"), default="md")
-    add_no_redact(parser)
+    add_output_options(
+        parser,
+        out="write the full findings JSON to FILE and the full Markdown report beside it (FILE "
+        "with .md); stdout keeps the bounded view",
+        filters=("host", "symptom"),
+        limit_help="show at most N failure rows, culprit hosts and observations, with the "
+        "evidence they cite (default %(default)s)",
+    )
     parser.set_defaults(handler=handle)
 
 
@@ -65,7 +70,6 @@ def handle(args: argparse.Namespace) -> int:
     from mlwiki.diagnose.collect import collection_for
     from mlwiki.diagnose.pipeline import analyse
     from mlwiki.engine.params import ParamSpec, validate
-    from mlwiki.output import dumps
     from mlwiki.wiki import find_wiki_root, load_wiki
 
     if args.bundle is None and args.project is None:
@@ -94,39 +98,58 @@ def handle(args: argparse.Namespace) -> int:
     result = analyse(wiki, args.workload, collection, project=args.project)
     for problem in result.findings["data"].get("problems", []):
         print(f"mlwiki troubleshoot: warning: {problem}", file=sys.stderr)
-    findings, report = redacted_diagnosis(result, args)
-    text = dumps(findings)
-    if args.out is not None:
-        from mlwiki.outputs import write_atomically
-
-        try:
-            write_atomically(args.out, (text + "\n").encode())
-            write_atomically(report_path(args.out), report.encode())
-        except OSError as error:
-            raise BadInput(f"--out: cannot write {args.out}: {error.strerror or error}") from None
-    print(
-        text if args.format == "json" else report,
-        end="\n" if args.format == "json" else "",
-    )
+    deliver(args, result.findings, result.healthy, result.cited_entries)
     return EXIT_OK
+
+
+def deliver(
+    args: argparse.Namespace, findings: dict, healthy: list[str], cited: dict[str, dict]
+) -> None:
+    """The bounded view on stdout; with --out the full findings and report (both redacted unless
+    --no-redact) in FILE and FILE.md."""
+    from mlwiki.diagnose.report import render_report
+    from mlwiki.output import CLI, dumps, fit_text, present, redact, selection_from, write_file
+
+    out = args.out
+    hint = "the full findings and report are in " + (
+        f"{out} and {report_path(out)}" if out else "--out FILE (and FILE.md)"
+    )
+    presented = present(
+        "findings",
+        findings,
+        selection_from(args),
+        redacted=not args.no_redact,
+        full_at=str(out) if out else None,
+        hint=hint + "; --host/--symptom/--offset/--limit choose the rows shown",
+        cited=cited,
+    )
+    healthy, _ = redact(healthy, not args.no_redact)
+    if out is not None:
+        inputs = [args.bundle]
+        write_file(out, dumps(presented.full) + "\n", inputs=inputs)
+        write_file(report_path(out), render_report(presented.full, healthy), inputs=inputs)
+        print(
+            f"mlwiki troubleshoot: the full findings are in {out}, the report in "
+            f"{report_path(out)}",
+            file=sys.stderr,
+        )
+    if args.format == "json":
+        print(dumps(presented.view))
+        return
+    view = presented.view
+    if "evidence" not in view:  # fit() fell back to a bare status line
+        print(fit_text(dumps(view), CLI, hint=hint), end="")
+        return
+    text = render_report(view, healthy)
+    if presented.clipped:
+        text += (
+            "\n> This report shows part of the findings (see `output` in --format json); "
+            + hint
+            + ".\n"
+        )
+    print(fit_text(text, CLI, hint=hint), end="")
 
 
 def report_path(out: Path) -> Path:
     """The Markdown report beside `--out FILE`: FILE with `.md` (never FILE itself)."""
     return out.with_suffix(".md") if out.suffix != ".md" else out.with_name(out.name + ".md")
-
-
-def redacted_diagnosis(result: Any, args: argparse.Namespace) -> tuple[dict[str, Any], str]:
-    """The findings and the Markdown report as printed: redacted unless --no-redact (each quote
-    in the context of its entry, the report rendered from the redacted findings)."""
-    from mlwiki.diagnose.pipeline import healthy_notes
-    from mlwiki.diagnose.report import render_report
-    from mlwiki.redact.output import OutputRedaction
-
-    if getattr(args, "no_redact", False):
-        return result.findings, result.report_markdown
-    cited = result.cited_entries
-    notes = healthy_notes(result.scan, result.disruptions) if result.scan else []
-    redaction = OutputRedaction.of(args, [result.findings, list(cited.values()), notes])
-    findings = redaction.findings(result.findings, cited)
-    return findings, redaction.text(render_report(findings, redaction.obj(notes)))

@@ -86,6 +86,7 @@ class WorkloadRow:
     pods_running: int
     chips: int
     accelerator: str
+    topology: str
     reason: str
     reason_time: Optional[str]
     troubleshoot: Optional[str]  # None when the name is not a valid JobSet name (see copy_commands)
@@ -287,14 +288,51 @@ def _template_pod_specs(jobset: dict[str, Any]) -> Iterable[tuple[dict[str, Any]
         yield pod_spec, pods
 
 
+def _spec_selection(pod_spec: dict[str, Any]) -> Optional[tuple[str, str]]:
+    """(accelerator, topology) a pod spec asks for: its nodeSelector, else the required node
+    affinity's `In` expressions (how Kueue and some JobSet templates select TPU slices)."""
+    chosen = dict(pod_spec.get("nodeSelector") or {})
+    required = (((pod_spec.get("affinity") or {}).get("nodeAffinity") or {}).get(
+        "requiredDuringSchedulingIgnoredDuringExecution"
+    ) or {})  # fmt: skip
+    for term in required.get("nodeSelectorTerms") or []:
+        for expression in term.get("matchExpressions") or []:
+            values = expression.get("values") or []
+            if expression.get("operator") == "In" and len(values) == 1:
+                chosen.setdefault(str(expression.get("key")), str(values[0]))
+    if k8s.LABEL_ACCELERATOR not in chosen:
+        return None
+    return chosen[k8s.LABEL_ACCELERATOR], chosen.get(k8s.LABEL_TOPOLOGY, "")
+
+
 def _template_selectors(jobset: dict[str, Any]) -> set[tuple[str, str]]:
     """(accelerator, topology) pairs the JobSet's pods select."""
-    pairs = set()
-    for pod_spec, _ in _template_pod_specs(jobset):
-        selector = pod_spec.get("nodeSelector") or {}
-        if k8s.LABEL_ACCELERATOR in selector:
-            pairs.add((selector[k8s.LABEL_ACCELERATOR], selector.get(k8s.LABEL_TOPOLOGY, "")))
-    return pairs
+    return {
+        pair
+        for pod_spec, _ in _template_pod_specs(jobset)
+        if (pair := _spec_selection(pod_spec)) is not None
+    }
+
+
+def _placement(
+    index: _Index, jobset: dict[str, Any], pods: list[dict[str, Any]]
+) -> tuple[str, str]:
+    """The workload's accelerator and topology: what its template selects, else what its pods
+    select, else the labels of the nodes they run on."""
+    pairs = _template_selectors(jobset)
+    if not pairs:
+        pairs = {p for pod in pods if (p := _spec_selection(pod.get("spec") or {})) is not None}
+    if not pairs:
+        for pod in pods:
+            node = index.nodes.get(k8s.pod_node(pod) or "")
+            node_labels = k8s.labels(node) if node else {}
+            if k8s.LABEL_ACCELERATOR in node_labels:
+                pairs.add(
+                    (node_labels[k8s.LABEL_ACCELERATOR], node_labels.get(k8s.LABEL_TOPOLOGY, ""))
+                )
+    accelerators = sorted({a for a, _ in pairs if a})
+    topologies = sorted({t for _, t in pairs if t})
+    return ", ".join(accelerators), ", ".join(topologies)
 
 
 def _pod_problem(pod: dict[str, Any]) -> Optional[tuple[datetime, str]]:
@@ -331,6 +369,16 @@ def _pod_changed(pod: dict[str, Any]) -> datetime:
     conditions = (pod.get("status") or {}).get("conditions") or []
     times = [k8s.parse_time(c.get("lastTransitionTime")) for c in conditions]
     return max((t for t in times if t), default=k8s.EPOCH)
+
+
+def _failed_condition(jobset: dict[str, Any]) -> Optional[tuple[datetime, str]]:
+    """The JobSet's Failed condition (e.g. `ReachedMaxRestarts` and its message), when true."""
+    for condition in (jobset.get("status") or {}).get("conditions") or []:
+        if condition.get("type") == "Failed" and condition.get("status") == "True":
+            label = condition.get("reason") or "Failed"
+            text = f"JobSet failed: {label}: {condition.get('message', '')}".rstrip(": ")
+            return k8s.parse_time(condition.get("lastTransitionTime")) or k8s.EPOCH, text
+    return None
 
 
 def _jobset_problem(jobset: dict[str, Any]) -> Optional[tuple[datetime, str]]:
@@ -393,8 +441,10 @@ def _workload(
     restarts = max([k8s.to_int((jobset.get("status") or {}).get("restarts")), *attempts])
     problems = [p for p in (_jobset_problem(jobset), *(_pod_problem(pod) for pod in pods)) if p]
     problems.extend(events)
-    reason_time, reason = max(problems, key=lambda item: item[0], default=(None, ""))
-    accelerators = sorted({a for a, _ in _template_selectors(jobset)})
+    # A failed JobSet's reason is why it failed, not whatever happened to be logged last.
+    failed = _failed_condition(jobset)
+    reason_time, reason = failed or max(problems, key=lambda item: item[0], default=(None, ""))
+    accelerator, topology = _placement(index, jobset, pods)
     troubleshoot, cli = copy_commands(jobset_name, state.project)
     return WorkloadRow(
         name=jobset_name,
@@ -409,7 +459,8 @@ def _workload(
         pods=len(pods),
         pods_running=sum(k8s.pod_phase(pod) == "Running" for pod in pods),
         chips=template_chips or pod_chips,
-        accelerator=", ".join(accelerators),
+        accelerator=accelerator,
+        topology=topology,
         reason=reason,
         reason_time=_iso(reason_time),
         troubleshoot=troubleshoot,

@@ -11,6 +11,7 @@ from typing import Any, Optional
 
 from mlwiki.diagnose.clock import iso
 from mlwiki.diagnose.collect import Collection, from_bundle, from_cloud, session_of
+from mlwiki.diagnose.context import apply_place, learn_place, settle_next_steps
 from mlwiki.diagnose.continuation import gather_records, lend_names
 from mlwiki.diagnose.disruptions import Disruption, find_disruptions, is_seed, stall_hit
 from mlwiki.diagnose.findings import Context, build_findings, ensure_valid
@@ -40,6 +41,7 @@ class Diagnosis:
     cited_entries: dict[str, dict[str, Any]]  # evidence id → the full log entry it quotes
     disruptions: list[Disruption] = field(default_factory=list)
     scan: Optional[Scan] = None
+    healthy: list[str] = field(default_factory=list)  # the report's "checked and found healthy"
 
 
 def analyse(
@@ -99,10 +101,14 @@ def analyse(
             findings, disruptions
         )
     findings["data"]["problems"] = scan.signatures.problems
-    ensure_valid(wiki, findings)
     cited = {eid: scan.entries[hit.index] for eid, hit in evidence.hits.items()}
-    report = render_report(findings, healthy_notes(scan, disruptions))
-    return Diagnosis(findings, report, cited, disruptions, scan)
+    place = learn_place([*cited.values(), *scan.entries])
+    apply_place(findings, place)
+    settle_next_steps(wiki, findings, place)
+    ensure_valid(wiki, findings)
+    healthy = healthy_notes(scan, disruptions)
+    report = render_report(findings, healthy)
+    return Diagnosis(findings, report, cited, disruptions, scan, healthy)
 
 
 def data_gaps(scan: Scan, disruptions: list[Disruption]) -> list[str]:

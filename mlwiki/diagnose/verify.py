@@ -33,14 +33,21 @@ def load_findings(path: Path) -> dict[str, Any]:
     return data
 
 
-def bundle_of(findings: dict[str, Any], given: Optional[Path]) -> Optional[Path]:
-    """--bundle, else a readable bundle path the findings name (only ever shown as a hint:
-    evidence is checked against a bundle the caller chose, see `verify_findings`)."""
+def bundle_of(
+    findings: dict[str, Any], given: Optional[Path], beside: Optional[Path] = None
+) -> Optional[Path]:
+    """--bundle, else a readable bundle path the findings name (as given, else relative to
+    `beside`, the folder of the findings file). For `verify` only ever a hint: evidence is checked
+    against a bundle the caller chose (see `verify_findings`); `handoff` packages the entries the
+    findings cite from it, for the user who approves the upload."""
     if given is not None:
         return given
     for source in (findings.get("data") or {}).get("sources") or []:
-        if isinstance(source, str) and not source.startswith("projects/") and Path(source).exists():
-            return Path(source)
+        if not isinstance(source, str) or source.startswith("projects/"):
+            continue
+        for path in (Path(source), *([beside / source] if beside is not None else [])):
+            if path.exists():
+                return path
     return None
 
 

@@ -2,7 +2,8 @@
 
 - `log_query`: the rendered filter goes to the run's log session (`session.query(filter)`, see
   `LogSource`), and the result carries the standard outputs: `count`, `hosts` (node names),
-  `pods`, `first_timestamp`, `last_timestamp`, `first_host`, `first_text`, and one list per
+  `pods`, `first_timestamp`, `last_timestamp`, `first_host`, `first_text` (its first
+  FIRST_TEXT_CHARS characters: it goes into verdict summaries), and one list per
   `extract` name (every match of its one RE2 group over each entry's message text, first-seen
   order, without repeats).
 - `metric_query`: the rendered Cloud Monitoring filter, the action's `aggregation` and the run's
@@ -52,6 +53,7 @@ from mlwiki.wiki import Action, Wiki
 CONTEXT_PARAMS = ("project", "start", "end", "workload")
 FILTER_KINDS = ("log_query", "metric_query")
 DEFAULT_TIMEOUT = 120
+FIRST_TEXT_CHARS = 1000
 
 
 class LogQueryResult(Protocol):
@@ -177,7 +179,7 @@ def log_outputs(action: Action, entries: list[dict[str, Any]]) -> dict[str, Any]
         "first_timestamp": entries[0].get("timestamp") if entries else None,
         "last_timestamp": entries[-1].get("timestamp") if entries else None,
         "first_host": next((h for h in hosts if h), None),
-        "first_text": entry_text(entries[0]) if entries else None,
+        "first_text": entry_text(entries[0])[:FIRST_TEXT_CHARS] if entries else None,
     }
     extract = action.data.get("extract") or {}
     texts = [entry_text(e) for e in entries] if extract else []

@@ -6,13 +6,16 @@ Log data for a run:
   on a bundle needs no window. kubectl and gcloud steps are served from the bundle's recorded
   outputs (`mlwiki.kube.RecordedRunner`); nothing touches a live cluster.
 - `--project P`: Cloud Logging, fetched on the first log query only (a kubectl-only run makes no
-  Logging call); the window is `--start/--end/--since` (default: the last 24 hours) and the
-  workload is the `workload` parameter.
+  Logging call); the window is `--start/--end/--since` (default: the last 24 hours, said on stderr
+  and in the result) and the workload is the `workload` parameter.
 
 Metrics for a run's `metric_query` steps come from the same place: the bundle's `metrics/`
 folder (`mlwiki.metrics.source.BundleMetrics`; pods are mapped to their nodes through the
 bundle's log entries), or Cloud Monitoring of `--project` (`CloudMetrics`, no call until the
 first metric query).
+
+Whichever way the window was chosen, `RunSetup.window` says it (`start`, `end`, `chosen`), and the
+commands print it with their result: a verdict is only as good as the window it looked at.
 """
 
 from __future__ import annotations
@@ -94,6 +97,7 @@ class RunSetup:
     session: Optional[LazySession]
     runner: Any  # a CommandRunner, or None for the real programs
     metrics: Any = None  # a mlwiki.metrics.source.MetricSource, or None
+    window: Optional[dict[str, str]] = None  # start, end, and how it was chosen
 
     def report(self) -> Optional[dict[str, Any]]:
         if self.session is None or not self.session.opened:
@@ -122,6 +126,7 @@ def setup(args: argparse.Namespace) -> RunSetup:
     params = parse_param_args(args.param)
     wiki = load_wiki(find_wiki_root(explicit=args.wiki))
     window = _window(args)
+    chosen = "given" if window is not None else None
     if args.project:
         validate(ParamSpec("project", "project_id"), args.project, "--project")
     if args.bundle:
@@ -131,9 +136,12 @@ def setup(args: argparse.Namespace) -> RunSetup:
         session = LazySession(lambda: LogSession.from_bundle(bundle, window))
         if window is None:
             window = _bundle_span(session.session)
+            chosen = "the bundle's first to last entry (no --start/--end/--since given)"
         runner: Any = RecordedRunner(bundle)
         metrics: Any = BundleMetrics(bundle, pod_nodes=LazyPodNodes(session))
     elif args.project:
+        if window is None:
+            chosen = "the last 24 hours (the default: no --start/--end/--since given)"
         online = window or resolve_window()
         window = online
         project = args.project
@@ -155,7 +163,14 @@ def setup(args: argparse.Namespace) -> RunSetup:
         end=format_timestamp(window.end) if window else None,
         workload=params.get("workload"),
     )
-    return RunSetup(wiki, params, context, session, runner, metrics)
+    used = None
+    if window is not None:
+        used = {
+            "start": format_timestamp(window.start),
+            "end": format_timestamp(window.end),
+            "chosen": chosen or "given",
+        }
+    return RunSetup(wiki, params, context, session, runner, metrics, used)
 
 
 @dataclass

@@ -282,12 +282,25 @@ def render_metric_filter(action: Action, values: Mapping[str, Any]) -> str:
     return _render(filter_environment(), action.filter or "", values, where, functions)
 
 
-def render_filter(action: Action, values: Mapping[str, Any], wiki: Wiki) -> str:
-    """The Logging query of a log_query action, every value quoted as a query string."""
+ANY_ENTRY = QueryFragment('timestamp>="1970-01-01T00:00:00Z"')
+
+
+def render_filter(
+    action: Action, values: Mapping[str, Any], wiki: Wiki, *, coverage: bool = False
+) -> str:
+    """The Logging query of a log_query action, every value quoted as a query string.
+
+    `coverage=True` renders what the query looks through rather than what it looks for: each
+    `symptom_match(...)` becomes a clause every entry passes, so the result selects the entries
+    (sources, resources, window) the signatures were matched against."""
     functions = {
         "workload_selector": workload_selector,
         "time_window": time_window,
-        "symptom_match": lambda symptom_id: symptom_clauses(wiki, symptom_id),
+        "symptom_match": (
+            (lambda symptom_id: ANY_ENTRY)
+            if coverage
+            else (lambda symptom_id: symptom_clauses(wiki, symptom_id))
+        ),
     }
     where = f"{action.path}: action {action.id}: filter"
     return _render(filter_environment(), action.filter or "", values, where, functions)

@@ -18,6 +18,14 @@ Semantics:
   `awaiting_approval`: nothing ran, the run stops, and `run.awaiting_approval` names it.
 - Conclusions are tried in order; the first whose `if` is true (or that has none) gives the
   verdict and its rendered summary. A conclusion whose `if` needs a missing output does not apply.
+- `refuted` says the evidence is absent, and absence is evidence only where the source could have
+  shown it. So before a run says `refuted`, every log query that came back empty is checked for
+  sight: its data must be complete (not partial); its window must hold log entries of the
+  workload (or, without a workload, any entries); and, in an offline bundle (an export that may
+  lack whole sources), the sources a signature query looks through must be in the export at all
+  (the query rendered with its `symptom_match` clauses passing everything, at any time; Cloud
+  Logging holds the project's every log, so there the query itself is its sight). A blind query turns the verdict
+  into `inconclusive`, and the summary says what each one could not see (`WorkflowRun.blind`).
 - `dry_run=True` runs nothing: each step shows its exact rendered command or filter; values that
   depend on earlier steps stay as their template and are listed in the step's `unresolved`.
 - `run.entries` are the log entries the run's queries returned (the evidence conclusions cite),
@@ -52,11 +60,14 @@ from mlwiki.engine.expressions import (
     references,
     render_text,
 )
+from mlwiki.engine.render import render_filter
 from mlwiki.errors import BadInput
 from mlwiki.kube import CommandRunner
+from mlwiki.timewindow import format_timestamp
 from mlwiki.wiki import Action, Wiki, Workflow
 
 VERDICTS = ("confirmed", "refuted", "inconclusive")
+EARLIEST, LATEST = "1970-01-01T00:00:00Z", "9999-12-31T23:59:59Z"
 
 
 @dataclass
@@ -115,6 +126,7 @@ class WorkflowRun:
     partial: bool = False
     dry_run: bool = False
     notes: list[str] = field(default_factory=list)
+    blind: list[str] = field(default_factory=list)  # why a `refuted` could not be said
 
     @property
     def awaiting_approval(self) -> list[str]:
@@ -137,6 +149,8 @@ class WorkflowRun:
             "awaiting_approval": self.awaiting_approval,
             "notes": self.notes,
         }
+        if self.blind:
+            data["blind"] = self.blind
         if with_entries:
             data["entries"] = self.entries
         return data
@@ -345,9 +359,68 @@ class _Run:
             verdict = conclusion.get("verdict")
             result.verdict = verdict if verdict in VERDICTS else "inconclusive"
             result.summary = summary
+            if result.verdict == "refuted":
+                self.withhold_refutation()
             return
         result.verdict = "inconclusive"
         result.summary = "no conclusion of the workflow applied to what the steps found"
+
+    def withhold_refutation(self) -> None:
+        """`refuted` only where the empty queries could have seen the evidence (module docstring)."""
+        result = self.result
+        for step in result.steps:
+            if step.kind != "log_query" or step.status != "ok":
+                continue
+            if step.partial:
+                result.blind.append(f"step {step.id}: the data it read is partial")
+            elif not step.entries:
+                reason = self.blind_spot(step)
+                if reason:
+                    result.blind.append(reason)
+        if result.blind:
+            result.verdict = "inconclusive"
+            result.summary = (
+                "Inconclusive, not refuted: the logs looked at could not have shown it — "
+                + "; ".join(result.blind)
+                + ". Widen the window (--start/--end/--since) or check the log source."
+            )
+
+    def blind_spot(self, step: StepRun) -> Optional[str]:
+        """Why an empty log query saw nothing of the workload, or None when it could have."""
+        from mlwiki.engine.render import time_window, workload_selector
+
+        session = self.executor.session
+        start, end = step.params.get("start"), step.params.get("end")
+        if session is None or not (start and end):
+            return None
+        workload = step.params.get("workload") or self.result.params.get("workload")
+        sight = str(time_window(str(start), str(end)))
+        if workload:
+            sight += f" AND {workload_selector(str(workload))}"
+        if not session.query(sight).count:
+            whose = f"of workload {workload} " if workload else ""
+            return (
+                f"step {step.id} looked at {start} → {end}, which holds no log entries {whose}"
+                "at all"
+            )
+        action = self.wiki.action(step.uses)
+        report = _export_report(session)
+        if report is not None and "symptom_match" in (action.filter or ""):
+            # At any time read: a source exported for other hours was exported for these too.
+            always = {**step.params, "start": EARLIEST, "end": LATEST}
+            looked_through = render_filter(action, always, self.wiki, coverage=True)
+            if not session.query(looked_through).count:
+                read = (
+                    f"between {format_timestamp(report.window.start)} and "
+                    f"{format_timestamp(report.window.end)} (the part of the bundle read)"
+                    if report.window
+                    else "at all"
+                )
+                return (
+                    f"step {step.id}: the bundle holds none of the entries {action.id} reads: "
+                    f"its log sources are not in the export {read}"
+                )
+        return None
 
     def workflow_outputs(self) -> None:
         for name, source in (self.workflow.data.get("outputs") or {}).items():
@@ -358,6 +431,13 @@ class _Run:
             except Unresolved as missing:
                 self.result.outputs[name] = None
                 self.result.notes.append(str(missing))
+
+
+def _export_report(session: Any) -> Any:
+    """The source report when the run reads an offline bundle (which may lack whole sources)."""
+    inner = getattr(session, "session", session)  # a LazySession opens on first use
+    report = getattr(inner, "report", None)
+    return report if getattr(report, "source", None) == "bundle" else None
 
 
 def _evidence(steps: list[StepRun]) -> list[dict[str, Any]]:

@@ -37,7 +37,7 @@ _CONTENT_TYPES = {
 @dataclass(frozen=True)
 class FileResult:
     name: str
-    status: str  # "uploaded" | "unchanged"
+    status: str  # "uploaded" | "unchanged" | "replaced" (a completion; the old one kept)
     size: int
 
 
@@ -53,7 +53,7 @@ class UploadReport:
 
     @property
     def uploaded(self) -> list[str]:
-        return [f.name for f in self.files if f.status == "uploaded"]
+        return [f.name for f in self.files if f.status in ("uploaded", "replaced")]
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -112,22 +112,37 @@ def _refuse(bucket: Any, name: str) -> StorageError:
     )
 
 
-def _put(bucket: Any, name: str, data: bytes, threshold: int, chunk: int, retry: Any) -> str:
-    """Create one object (or find it already there). Returns "uploaded" or "unchanged"."""
+def _put(
+    bucket: Any,
+    name: str,
+    data: bytes,
+    threshold: int,
+    chunk: int,
+    retry: Any,
+    keep_as: Optional[str] = None,
+) -> str:
+    """Create one object (or find it already there). Returns "uploaded", "unchanged" or, when
+    `keep_as` allows replacing a different object (a completion, `mlwiki.handoff.complete`),
+    "replaced" after a server-side copy of the old one to `keep_as`."""
     from google.api_core import exceptions
 
     existing = bucket.get_blob(name, **_retry(retry))
+    generation = 0
     if existing is not None:
         if same_content(existing, data):
             return "unchanged"
-        raise _refuse(bucket, name)
+        if keep_as is None:
+            raise _refuse(bucket, name)
+        if bucket.get_blob(keep_as, **_retry(retry)) is None:
+            bucket.copy_blob(existing, bucket, keep_as, **_retry(retry))
+        generation = existing.generation
     blob = bucket.blob(name, chunk_size=chunk if len(data) > threshold else None)
     try:
         blob.upload_from_string(
             data,
             content_type=_content_type(name),
             checksum="crc32c",
-            if_generation_match=0,
+            if_generation_match=generation,
             **_retry(retry),
         )
     except exceptions.PreconditionFailed:
@@ -143,7 +158,7 @@ def _put(bucket: Any, name: str, data: bytes, threshold: int, chunk: int, retry:
             f"gs://{bucket.name}/{name}: checksum mismatch after upload (md5 {blob.md5_hash}, "
             f"crc32c {blob.crc32c}); the object was removed, rerun to upload it again"
         )
-    return "uploaded"
+    return "replaced" if generation else "uploaded"
 
 
 def upload_package(
@@ -154,17 +169,25 @@ def upload_package(
     chunk_size: int = CHUNK_SIZE,
     retry: Any = None,
     on_uploaded: Optional[Callable[[FileResult], None]] = None,
+    completion: Any = None,
 ) -> UploadReport:
     """Put every file of `package` under `KEY/` in `bucket` (a google.cloud.storage Bucket).
 
     `retry` is a google.api_core Retry (None: the library's default policy). `on_uploaded` is
-    called after each file, in order; the manifest is always the last file.
+    called after each file, in order; the manifest is always the last file. A `completion`
+    (`mlwiki.handoff.complete.plan_completion`) names the files this upload may replace, each
+    kept first under `previous/vN/`.
     """
     failures = transient_errors()
     results: list[FileResult] = []
     for name, data in package.files.items():
         try:
-            status = _put(bucket, f"{package.key}/{name}", data, threshold, chunk_size, retry)
+            keep_as = None
+            if completion is not None and name in completion.replaced:
+                keep_as = f"{package.key}/{completion.replaced[name]['kept_as']}"
+            status = _put(
+                bucket, f"{package.key}/{name}", data, threshold, chunk_size, retry, keep_as
+            )
         except failures as error:
             done = len(results)
             raise StorageError(

@@ -1,0 +1,154 @@
+"""Where the workload runs, learned from its entries, and next steps that say so.
+
+Every GKE entry names its place: `resource.labels.project_id`, `cluster_name`, `location` (and a
+Compute Engine entry its `zone`). The findings carry the most common place among the workload's
+matched entries (`project`, `cluster`, `location`, and `kube_context`, the context name
+`gcloud container clusters get-credentials` gives: `gke_PROJECT_LOCATION_CLUSTER`), so nothing
+downstream falls back on whatever kube context or gcloud project happens to be current.
+
+`settle_next_steps` then makes the next steps match what `troubleshoot` already did:
+
+- a "verify with its workflow" step for a workflow the diagnosis ran is dropped when the verdict
+  is in (`confirmed` or `refuted`: it is in `actions_run`), and for an `inconclusive` verdict it
+  says why and asks for what would settle it, instead of asking to re-run the same thing;
+- every step that proposes an action gets its exact `command`: `mlwiki action ID --param …
+  --approve`, naming `--param context=…` (kubectl) or `--param project=…` (gcloud) explicitly and
+  the culprit's node or pod; a value the logs do not give stays an upper-case placeholder for the
+  user to fill in, never a guess.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections import Counter
+from collections.abc import Iterable
+from typing import Any, Optional
+
+from mlwiki.logs.entry import entry_host
+from mlwiki.wiki import Wiki
+
+K8S_RESOURCES = ("k8s_container", "k8s_pod", "k8s_node", "k8s_cluster")
+
+
+def learn_place(entries: Iterable[dict[str, Any]]) -> dict[str, Any]:
+    """The most common project, cluster and location of the GKE entries, and zones by host."""
+    places: Counter[tuple[str, str, str]] = Counter()
+    projects: Counter[str] = Counter()
+    zones: dict[str, Counter[str]] = {}
+    namespaces: Counter[str] = Counter()
+    for entry in entries:
+        resource = entry.get("resource") or {}
+        labels = resource.get("labels") or {}
+        if labels.get("project_id"):
+            projects[str(labels["project_id"])] += 1
+        kind = resource.get("type")
+        if kind in K8S_RESOURCES and labels.get("cluster_name") and labels.get("location"):
+            places[(str(labels.get("project_id") or ""), str(labels["location"]), str(labels["cluster_name"]))] += 1  # fmt: skip
+            if labels.get("namespace_name"):
+                namespaces[str(labels["namespace_name"])] += 1
+        if kind == "gce_instance" and labels.get("zone"):
+            host = entry_host(entry)
+            if host:
+                zones.setdefault(host, Counter())[str(labels["zone"])] += 1
+    place: dict[str, Any] = {"project": None, "cluster": None, "location": None}
+    if places:
+        project, location, cluster = places.most_common(1)[0][0]
+        place.update(project=project or None, cluster=cluster, location=location)
+    if place["project"] is None and projects:
+        place["project"] = projects.most_common(1)[0][0]
+    place["kube_context"] = kube_context(place["project"], place["location"], place["cluster"])
+    place["namespace"] = namespaces.most_common(1)[0][0] if namespaces else None
+    place["zones"] = {host: counts.most_common(1)[0][0] for host, counts in zones.items()}
+    return place
+
+
+def kube_context(
+    project: Optional[str], location: Optional[str], cluster: Optional[str]
+) -> Optional[str]:
+    if project and location and cluster:
+        return f"gke_{project}_{location}_{cluster}"
+    return None
+
+
+def apply_place(findings: dict[str, Any], place: dict[str, Any]) -> None:
+    """Fill the findings' place from the entries (a project given on the command line wins)."""
+    findings["project"] = findings.get("project") or place["project"]
+    findings["cluster"] = place["cluster"]
+    findings["location"] = place["location"]
+    findings["kube_context"] = place["kube_context"]
+
+
+def settle_next_steps(wiki: Wiki, findings: dict[str, Any], place: dict[str, Any]) -> None:
+    """See the module docstring."""
+    verdicts: dict[str, dict[str, Any]] = {}
+    for run in findings.get("actions_run") or []:
+        verdicts.setdefault(str(run.get("workflow")), run)
+    hosts = _culprits_by_symptom(findings)
+    settled: list[dict[str, Any]] = []
+    for step in findings.get("next_steps") or []:
+        workflow = step.get("workflow")
+        run = verdicts.get(str(workflow)) if workflow else None
+        if run is not None:
+            if run.get("verdict") in ("confirmed", "refuted"):
+                continue  # done by troubleshoot: actions_run has it
+            step = {
+                **step,
+                "step": f"{workflow} ran and was inconclusive ({run.get('summary', '')}); "
+                "settle it with more data (a wider --start/--end, the missing sources) rather "
+                "than by re-running it on the same data",
+            }
+        if step.get("action"):
+            culprit = hosts.get(str(step.get("symptom")), {})
+            step = {**step, "command": action_command(wiki, str(step["action"]), place, culprit)}
+        settled.append(step)
+    findings["next_steps"] = settled
+
+
+def _culprits_by_symptom(findings: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    pods = {c.get("host"): c.get("pod") for c in findings.get("culprit_hosts") or []}
+    found: dict[str, dict[str, Any]] = {}
+    for failure in findings.get("failures") or []:
+        if failure.get("symptom") and failure.get("host"):
+            found.setdefault(
+                failure["symptom"], {"node": failure["host"], "pod": pods.get(failure["host"])}
+            )
+    return found
+
+
+def action_command(
+    wiki: Wiki, action_id: str, place: dict[str, Any], culprit: dict[str, Any]
+) -> str:
+    """`mlwiki action ID --param … --approve` with every value the findings know, the place
+    named explicitly, and an upper-case placeholder for what they do not."""
+    action = wiki.actions.get(action_id)
+    if action is None:
+        return f"mlwiki action {action_id} --approve"
+    node = culprit.get("node")
+    known = {
+        "node": node,
+        "pod": culprit.get("pod"),
+        "context": place.get("kube_context"),
+        "project": place.get("project"),
+        "cluster": place.get("cluster"),
+        "location": place.get("location"),
+        "zone": (place.get("zones") or {}).get(node) if node else None,
+        "namespace": place.get("namespace"),
+        "node_pool": _node_pool(node, place.get("cluster")),
+    }
+    argv = ["mlwiki", "action", action_id]
+    for name, spec in action.params.items():
+        value = known.get(name)
+        place_param = name in ("context", "project")
+        if value is None and not (spec.get("required") or place_param):
+            continue
+        argv += ["--param", f"{name}={value if value is not None else name.upper()}"]
+    return shlex.join([*argv, "--approve"])
+
+
+def _node_pool(node: Optional[str], cluster: Optional[str]) -> Optional[str]:
+    """`gke-CLUSTER-POOL-HASH-SUFFIX` → POOL (GKE's node naming), else None."""
+    prefix = f"gke-{cluster}-" if cluster else None
+    if not node or not prefix or not node.startswith(prefix):
+        return None
+    parts = node[len(prefix) :].split("-")
+    return "-".join(parts[:-2]) or None if len(parts) > 2 else None
