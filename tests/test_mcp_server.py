@@ -456,9 +456,16 @@ async def test_verify_findings_checks_the_report_too(server, tmp_path: Path) -> 
     wrong.write_text(report.read_text().replace(CULPRIT, CULPRIT[:-1] + "x", 1))
     async with Client(server) as client:
         good = await call(
-            client, "verify_findings", findings_path=str(out), report_path=str(report)
+            client,
+            "verify_findings",
+            findings_path=str(out),
+            bundle=str(DEMO),
+            report_path=str(report),
         )
-        bad = await call(client, "verify_findings", findings_path=str(out), report_path=str(wrong))
+        bad = await call(
+            client, "verify_findings", findings_path=str(out), bundle=str(DEMO),
+            report_path=str(wrong),
+        )  # fmt: skip
         approve = await client.call_tool(
             "verify_findings", {"findings_path": str(out), "approve": True}
         )
@@ -479,5 +486,5 @@ async def test_the_slash_commands_are_prompts_with_their_skill(server) -> None:
     assert [a.name for a in prompts["troubleshoot"].arguments if a.required] == ["workload"]
     text = shown.messages[0].content.text
     assert text.startswith(f"/troubleshoot {WORKLOAD} --bundle=b")
-    assert "mlwiki verify findings.json --report report.md" in text  # the skill itself
+    assert "mlwiki verify findings.json SOURCE --report report.md" in text  # the skill itself
     assert handoff.messages[0].content.text.startswith("/handoff --watch=mlwiki-x-1")

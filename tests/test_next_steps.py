@@ -42,13 +42,18 @@ def test_a_proposed_change_names_its_context_and_runs_as_printed(tmp_path: Path)
     findings = run_cli("troubleshoot", workload, "--bundle", str(bundle), "--format", "json").json()
     (change,) = [s for s in findings["next_steps"] if s.get("action")]
     words = shlex.split(change["command"])
-    assert words[:3] == ["mlwiki", "action", "cordon-node"] and words[-1] == "--approve"
+    assert words[:3] == ["mlwiki", "action", "cordon-node"] and words[-2] == "--approve"
     assert f"context={findings['kube_context']}" in words
     assert f"node={findings['culprit_hosts'][0]['host']}" in words
-    # The same command, shown instead of run (the user approves the real one).
-    shown = run_cli(*words[1:-1], "--dry-run", "--format", "json")
+    # The same command, shown instead of run (the user approves the real one); the digest its
+    # --approve carries is that very command's.
+    from mlwiki.engine.approval import argv_digest
+
+    shown = run_cli(*words[1:-2], "--dry-run", "--format", "json")
     assert shown.code == 0, shown.stderr
-    assert shown.json()["command"] == [
+    command = shown.json()["command"]
+    assert command == [
         "kubectl", f"--context={findings['kube_context']}", "cordon",
         findings["culprit_hosts"][0]["host"],
     ]  # fmt: skip
+    assert argv_digest(command).startswith(words[-1])

@@ -12,9 +12,10 @@ downstream falls back on whatever kube context or gcloud project happens to be c
   is in (`confirmed` or `refuted`: it is in `actions_run`), and for an `inconclusive` verdict it
   says why and asks for what would settle it, instead of asking to re-run the same thing;
 - every step that proposes an action gets its exact `command`: `mlwiki action ID --param …
-  --approve`, naming `--param context=…` (kubectl) or `--param project=…` (gcloud) explicitly and
+  --approve DIGEST` (the digest of exactly that kubectl/gcloud command, which the approval gate
+  binds to), naming `--param context=…` (kubectl) or `--param project=…` (gcloud) explicitly and
   the culprit's node or pod; a value the logs do not give stays an upper-case placeholder for the
-  user to fill in, never a guess.
+  user to fill in, never a guess (and then there is no digest: a run without one prints it).
 """
 
 from __future__ import annotations
@@ -136,13 +137,33 @@ def action_command(
         "node_pool": _node_pool(node, place.get("cluster")),
     }
     argv = ["mlwiki", "action", action_id]
+    given: dict[str, Any] = {}
+    placeholders = False
     for name, spec in action.params.items():
         value = known.get(name)
         place_param = name in ("context", "project")
         if value is None and not (spec.get("required") or place_param):
             continue
+        placeholders = placeholders or value is None
         argv += ["--param", f"{name}={value if value is not None else name.upper()}"]
-    return shlex.join([*argv, "--approve"])
+        if value is not None:
+            given[name] = value
+    digest = None if placeholders else _digest(wiki, action, given)
+    return shlex.join(argv + (["--approve", digest] if digest else []))
+
+
+def _digest(wiki: Wiki, action: Any, values: dict[str, Any]) -> Optional[str]:
+    """The digest `--approve` takes for exactly this command (`mlwiki.engine.approval`), or None
+    when the values do not render (the user then runs it once to see the command and digest)."""
+    from mlwiki.engine.actions import render, resolve_action_params
+    from mlwiki.engine.approval import SHOWN_DIGEST, argv_digest
+    from mlwiki.errors import BadInput
+
+    try:
+        rendered = render(action, resolve_action_params(action, values), wiki)
+    except BadInput:
+        return None
+    return argv_digest(rendered)[:SHOWN_DIGEST] if isinstance(rendered, list) else None
 
 
 def _node_pool(node: Optional[str], cluster: Optional[str]) -> Optional[str]:
