@@ -67,7 +67,8 @@ from mlwiki.timewindow import format_timestamp
 from mlwiki.wiki import Action, Wiki, Workflow
 
 VERDICTS = ("confirmed", "refuted", "inconclusive")
-EARLIEST, LATEST = "1970-01-01T00:00:00Z", "9999-12-31T23:59:59Z"
+# The widest window timestamps accept (`mlwiki.timewindow`: 1970 up to, not including, 3000).
+EARLIEST, LATEST = "1970-01-01T00:00:00Z", "2999-12-31T23:59:59Z"
 
 
 @dataclass
