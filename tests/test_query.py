@@ -188,10 +188,24 @@ def test_prefilter_hints() -> None:
     assert loose.resource_types is None and loose.start_ns is None
 
 
+def test_sample_keeps_a_deterministic_fraction_by_hash() -> None:
+    entries = [{"insertId": f"id-{n}"} for n in range(20_000)]
+    tenth = compile_filter("sample(insertId, 0.1)")
+    kept = [e["insertId"] for e in entries if tenth(e)]
+    assert 1800 < len(kept) < 2200
+    assert kept == [e["insertId"] for e in entries if tenth(e)]  # the same entries every time
+    # A smaller fraction keeps a subset of a larger one: widening a sample only adds entries.
+    half = compile_filter("sample(insertId, 0.5)")
+    assert all(half({"insertId": i}) for i in kept)
+    assert all(compile_filter("sample(insertId, 1)")(e) for e in entries[:100])
+    assert not tenth({"textPayload": "no insertId"})
+
+
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("sample(insertId, 0.1)", "filter:1:1: unsupported function sample()"),
+        ("sample(insertId, 1.5)", "filter:1:1: sample() takes (FIELD, FRACTION)"),
+        ('sample(insertId, "x")', "filter:1:1: sample() takes (FIELD, FRACTION)"),
         ('ip_in_net(jsonPayload.ip, "10.0.0.0/8")', "filter:1:1: unsupported function ip_in_net()"),
         ('a = "open', "filter:1:5: unterminated string"),
         ("insertId = abc:def", "filter:1:15: unexpected"),

@@ -20,13 +20,18 @@ https://google.aip.dev/160):
 - `NULL_VALUE` matches a JSON null. `log_id("ID")` matches the LOG_ID part of `logName`.
   `SEARCH("text")` / `SEARCH(field, "text")` match whole tokens, case-insensitively; a
   `` `backticked phrase` `` must appear as written (case-insensitively).
-- `--` starts a comment. Anything else (`sample()`, `ip_in_net()`, …) is a BadInput naming the
+- `sample(insertId, FRACTION)` keeps a deterministic FRACTION (0 < FRACTION ≤ 1) of the entries,
+  chosen by a hash of the field's value: here the first 8 bytes of its BLAKE2b digest read as a
+  fraction of 2^64 (Cloud Logging's own hash is not published, so a sampled query selects another,
+  equally sized, subset there; never apply it again to entries a sampled query returned).
+- `--` starts a comment. Anything else (`ip_in_net()`, `cast()`, …) is a BadInput naming the
   line:column and the construct.
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -79,16 +84,21 @@ _LOG_ENTRY_FIELDS = {
     )
 }
 _TIMESTAMP_FIELDS = {("timestamp",), ("receiveTimestamp",)}
-_SUPPORTED_FUNCTIONS = ("log_id", "SEARCH")
+_SUPPORTED_FUNCTIONS = ("log_id", "SEARCH", "sample")
 _ESCAPES = {"\\": "\\", '"': '"', "n": "\n", "r": "\r", "t": "\t"}
 _SEARCH_DELIMITERS = re2.compile(r"[^\pL\pN_]+")
 _MISSING: Any = object()
 
 
+REGEX_MEMORY = 64 << 20  # bytes; a long signature alternation outgrows RE2's 8 MiB default DFA
+
+
 def re2_options() -> re2.Options:
-    """RE2 options that report a bad pattern as an exception only (not also through absl on stderr)."""
+    """RE2 options that report a bad pattern as an exception only (not also through absl on
+    stderr), with room for the DFA of a long alternation (else RE2 falls back to a slow NFA)."""
     options = re2.Options()
     options.log_errors = False
+    options.max_mem = REGEX_MEMORY
     return options
 
 
@@ -301,6 +311,8 @@ def _build_call(tree: Tree, where: str) -> Node:
     if canonical is None:
         raise BadInput(f"{position}: unsupported function {name}() in the query")
     call = Call(canonical, tuple(args), name_token.line or 0, name_token.column or 0)
+    if canonical == "sample":
+        return _sample_call(call, args, position)
     shapes_ok = (
         (canonical == "log_id" and len(args) == 1 and isinstance(args[0], Literal))
         or (canonical == "SEARCH" and len(args) == 1 and isinstance(args[0], Literal))
@@ -315,6 +327,27 @@ def _build_call(tree: Tree, where: str) -> Node:
         usage = 'log_id("LOG_ID")' if canonical == "log_id" else 'SEARCH([field,] "text")'
         raise BadInput(f"{position}: {name}() takes {usage}")
     return call
+
+
+def _sample_call(call: Call, args: list[Union[tuple[str, ...], Literal]], position: str) -> Call:
+    """`sample(FIELD, FRACTION)`; the fraction is read as a path (`0.1` lexes as `0` `.` `1`)."""
+    usage = f"{position}: sample() takes (FIELD, FRACTION) with 0 < FRACTION <= 1"
+    if len(args) != 2 or not isinstance(args[0], tuple) or not isinstance(args[1], tuple):
+        raise BadInput(usage)
+    try:
+        fraction = float(".".join(args[1]))
+    except ValueError:
+        raise BadInput(usage) from None
+    if not 0 < fraction <= 1:
+        raise BadInput(usage)
+    literal = Literal(repr(fraction), False, call.line, call.column)
+    return Call("sample", (args[0], literal), call.line, call.column)
+
+
+def sample_fraction(value: str) -> float:
+    """Where `value` falls in [0, 1) for `sample()`: its hash as a fraction of 2^64."""
+    digest = hashlib.blake2b(value.encode("utf-8", "surrogatepass"), digest_size=8).digest()
+    return int.from_bytes(digest, "big") / 2.0**64
 
 
 # --- evaluation ---------------------------------------------------------------------------------
@@ -608,10 +641,22 @@ class _Compiler:
                 )
 
             return log_id
+        if node.name == "sample":
+            path, fraction = node.args
+            assert isinstance(path, tuple) and isinstance(fraction, Literal)
+            return _lift(_getter(path), _sampler(float(fraction.text)))
         *scope, query = node.args
         assert isinstance(query, Literal)
         get = _getter(scope[0]) if scope and isinstance(scope[0], tuple) else None
         return _search(query.text, get)
+
+
+def _sampler(fraction: float) -> Callable[[Any], bool]:
+    def test(value: Any) -> bool:
+        text = value if type(value) is str else _as_text(value)
+        return text is not None and sample_fraction(text) < fraction
+
+    return test
 
 
 def _tokens(text: str) -> set[str]:
