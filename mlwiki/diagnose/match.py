@@ -94,7 +94,14 @@ class Scan:
         resource_type = str((entry.get("resource") or {}).get("type") or "")
         self.resource_types[resource_type] = self.resource_types.get(resource_type, 0) + 1
         self.topology.observe(entry, when, host, pod)
-        if pod in self.topology.pods and resource_type == "k8s_container":
+        labels = entry.get("labels")
+        if (
+            resource_type == "k8s_container"
+            and pod in self.topology.pods
+            and self.topology.belongs(pod, labels if isinstance(labels, dict) else {})
+        ):
+            # By the entry's own labels, not only by whether an event named the pod before: a
+            # longer-named workload's pod (`llm-eval-…` for `llm`) is not ours in any order.
             self.progress.observe(entry, when)
         elif str(entry.get("logName") or "").endswith("/logs/events"):
             self.progress.observe_event(entry, when, self.topology.workload)

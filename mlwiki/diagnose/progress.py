@@ -11,6 +11,7 @@ that stopped long before the containers did into a `training-stall` disruption.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
@@ -25,6 +26,7 @@ _STEP = re.compile(r"\b[Ss]tep\b\s*[:=#]?\s*([0-9]+)")
 _DIGITS = re.compile(r"[0-9]+")
 TEMPLATE_CONTEXT = 40  # characters before the number that name the template
 STEP_BUCKET = 10.0  # seconds: the resolution of "did a step line come in between"
+MAX_STEPS = 1 << 16  # distinct step numbers kept per template (for its logging cadence)
 
 
 @dataclass
@@ -35,6 +37,8 @@ class StepLine:
     last_entry: Optional[dict[str, Any]] = None
     last_text: str = ""
     buckets: Slots = field(default_factory=Slots)  # STEP_BUCKET-second slots holding a line
+    steps: set[int] = field(default_factory=set)  # distinct step numbers seen (≤ MAX_STEPS)
+    _cadence: Optional[tuple[Optional[int]]] = None  # `cadence`, until the next new step
 
     def lines_between(self, start: float, end: float) -> bool:
         """Whether a line of this template was written in a whole slot between the two times."""
@@ -43,8 +47,26 @@ class StepLine:
 
     @property
     def line_interval(self) -> float:
-        """Seconds between two lines of the template, roughly (whatever the number of writers)."""
-        return (self.last[0] - self.first[0]) / max(1, len(self.buckets))
+        """Seconds between two lines of the template, roughly (whatever the number of writers):
+        seconds per step × the run's logging cadence (the commonest gap between consecutive step
+        numbers seen). Read from the step numbers, it is the same whether every line was read or
+        only a sample (the live plan samples long runs' step lines: a sample has fewer lines,
+        not slower steps); without steady steps, the time covered per slot holding a line."""
+        per_step = self.seconds_per_step
+        cadence = self.cadence
+        if per_step is None or cadence is None:
+            return (self.last[0] - self.first[0]) / max(1, len(self.buckets))
+        return per_step * cadence
+
+    @property
+    def cadence(self) -> Optional[int]:
+        """The commonest positive gap between consecutive distinct step numbers (1 when every
+        step is logged, 100 when every hundredth is): a geometric gap's mode under sampling."""
+        if self._cadence is None:
+            steps = sorted(self.steps)
+            gaps = Counter(b - a for a, b in zip(steps, steps[1:]))
+            self._cadence = (min(gaps, key=lambda gap: (-gaps[gap], gap)) if gaps else None,)
+        return self._cadence[0]
 
     @property
     def seconds_per_step(self) -> Optional[float]:
@@ -103,6 +125,9 @@ class Progress:
         self._chosen = None
         line.count += 1
         line.buckets.add(int(when // STEP_BUCKET))
+        if step not in line.steps and len(line.steps) < MAX_STEPS:
+            line.steps.add(step)
+            line._cadence = None
         # Ties in time go to the lower (first) or higher (last) step: whatever the input order.
         if (when, step) < line.first:
             line.first = (when, step)
