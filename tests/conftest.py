@@ -68,11 +68,23 @@ def gcs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     yield from running_emulator(tmp_path, monkeypatch)
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _isolated_session_state(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """Module- and session-scoped fixtures too never touch the user's state or caches."""
+    root = tmp_path_factory.mktemp("session-state")
+    patch = pytest.MonkeyPatch()
+    patch.setenv("XDG_STATE_HOME", str(root / "state"))
+    patch.setenv("XDG_CACHE_HOME", str(root / "cache"))
+    yield
+    patch.undo()
+
+
 @pytest.fixture(autouse=True)
 def _isolated_state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Never write the user's audit log or caches from a test."""
+    """Never write the user's audit log, quota state or page cache from a test."""
     monkeypatch.setenv("MLWIKI_AUDIT_LOG", str(tmp_path / "audit.jsonl"))
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     monkeypatch.setenv("KUBECACHEDIR", str(tmp_path / "kubecache"))
     monkeypatch.delenv("MLWIKI_WIKI", raising=False)
     monkeypatch.delenv("MLWIKI_MONITORING_ENDPOINT", raising=False)

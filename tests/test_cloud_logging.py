@@ -131,12 +131,22 @@ def test_a_rejected_request_is_bad_input(server: FakeLoggingServer) -> None:
         fetcher.fetch("q", "severity>=ERROR", WINDOW)
 
 
-def test_collection_uses_three_broad_queries(server: FakeLoggingServer) -> None:
+def test_a_small_job_is_read_whole_in_few_calls(server: FakeLoggingServer) -> None:
     session = LogSession.from_cloud(PROJECT, WINDOW, WORKLOAD, retry=no_sleep_policy([]))
     report = session.report.to_dict()
-    assert [q["name"] for q in report["queries"]] == ["workload", "nodes", "cluster"]
-    assert report["calls"] == len(server.requests) == 4  # the workload query needs two pages
-    assert all(body["filter"].startswith(BOUNDS + " AND (") for body in server.requests)
+    # Platform sources first; the workload's containers (two pages) and the infrastructure's
+    # text fit their share, so they are read whole: nothing pushed down, nothing sampled.
+    assert [q["name"] for q in report["queries"]] == [
+        "platform",
+        "workload",
+        "infrastructure",
+        "workload (cont.)",
+    ]
+    assert report["calls"] == len(server.requests) == 4 and report["sampled"] == []
+    # Every request is time-bounded; the continuation starts where the first page ended.
+    assert all(body["filter"].startswith(BOUNDS + " AND (") for body in server.requests[:3])
+    assert server.requests[3]["filter"].startswith('timestamp>="2024-05-01T1')
+    assert 'timestamp<="2024-05-01T12:00:00Z" AND (' in server.requests[3]["filter"]
     assert all(body["pageSize"] == 1000 for body in server.requests)
     assert report["partial"] is False and report["reasons"] == []
     assert report["source"] == "cloud_logging" and report["sources"] == [f"projects/{PROJECT}"]
@@ -265,22 +275,33 @@ def test_endpoint_variable_points_the_real_client_at_the_fake(
 
 
 def test_coverage_rule() -> None:
-    from mlwiki.logs.plan import Coverage, cluster_query, node_queries, workload_query
+    from mlwiki.logs.plan import (
+        Coverage,
+        PlannedQuery,
+        infrastructure_text,
+        platform_filter,
+        workload_containers,
+    )
 
     coverage = Coverage(WINDOW)
-    for query in [workload_query(WORKLOAD), *node_queries([PREEMPTED], WORKLOAD), cluster_query()]:
-        coverage.add(query)
+    for name, text in [
+        ("platform", platform_filter(WORKLOAD)),
+        ("workload", workload_containers(WORKLOAD)),
+        ("infrastructure", infrastructure_text()),
+    ]:
+        coverage.add(PlannedQuery(name, text))
     covered = [
         f'log_id("events") AND jsonPayload.involvedObject.name:"{WORKLOAD}" AND {BOUNDS}',
-        f'resource.labels.pod_name : "{WORKLOAD}-slice-1" {BOUNDS}',
-        f'resource.labels.node_name="{PREEMPTED}" AND log_id("kubelet") AND {BOUNDS}',
-        f'labels."compute.googleapis.com/resource_name"="{PREEMPTED}" AND {BOUNDS}',
+        f'resource.type = "k8s_container" AND resource.labels.pod_name : "{WORKLOAD}-slice-1" '
+        f"{BOUNDS}",
+        f'resource.type="k8s_node" AND log_id("kubelet") AND resource.labels.node_name='
+        f'"{PREEMPTED}" AND {BOUNDS}',
         f'(log_id("cloudaudit.googleapis.com/system_event") OR '
         f'log_id("container.googleapis.com/cluster-autoscaler-visibility")) {BOUNDS}',
     ]
     not_covered = [
-        f'log_id("events") AND severity>=WARNING AND {BOUNDS}',  # cluster-wide
-        f'resource.labels.node_name="gke-other-1" AND {BOUNDS}',  # not a node of the workload
+        f'log_id("events") AND severity>=WARNING AND {BOUNDS}',  # events about anything
+        f'resource.labels.node_name="gke-other-1" AND {BOUNDS}',  # any log of a node
         f'jsonPayload.involvedObject.name:"{WORKLOAD}"',  # no time bounds
         'jsonPayload.involvedObject.name:"llm" AND timestamp>="2024-05-01T09:00:00Z" '
         'AND timestamp<="2024-05-01T11:00:00Z"',  # starts before the window

@@ -27,8 +27,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "memory before an HBM OOM or OOM kill (cited, never changing the verdict), the "
             "candidates' "
             "read-only verification workflows, findings with cited evidence. "
-            "Prints Markdown (default) or the findings JSON. Exit 0 whatever the status; 2 on "
-            "bad input."
+            "Cloud Logging is read by the live plan: platform sources first, a small job whole, "
+            "a large one's evidence pushed into server-side filters with progress sampled, then "
+            "the culprits' context; requests paced under the read quota and fetched pages cached "
+            "for later commands. Prints Markdown (default) or the findings JSON. Exit 0 whatever "
+            "the status; 2 on bad input."
         ),
     )
     parser.add_argument("workload", metavar="WORKLOAD_ID", help="JobSet (workload) name")
@@ -41,7 +44,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--max-log-calls",
         type=int,
         metavar="N",
-        help="at most N Cloud Logging entries.list calls (default 50; the read quota is 60/min)",
+        help="at most N Cloud Logging entries.list requests, pages and retries included "
+        "(default 50; paced under the read quota of 60 a minute; a partial run's next_steps "
+        "name the N that completes it)",
+    )
+    parser.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="neither reuse nor keep fetched Cloud Logging pages (~/.cache/mlwiki/logging)",
+    )
+    parser.add_argument(
+        "--as-live",
+        action="store_true",
+        help="with --bundle: read the bundle the way the live plan reads Cloud Logging (the "
+        "same filters, pages, samples and budget), to reproduce what an online run sees",
     )
     parser.add_argument(
         "--max-entries",
@@ -74,6 +90,8 @@ def handle(args: argparse.Namespace) -> int:
 
     if args.bundle is None and args.project is None:
         raise BadInput("--bundle or --project: say where the log entries are")
+    if args.as_live and args.bundle is None:
+        raise BadInput("--as-live: reads a --bundle the way the live plan reads Cloud Logging")
     # The same checks as the MCP tool: a typo like "llm pretrain" is bad input, not a silent
     # "inconclusive", and a malformed project id is named before any credentials are looked up.
     validate(ParamSpec("workload", "k8s_name"), args.workload, "WORKLOAD_ID")
@@ -94,7 +112,7 @@ def handle(args: argparse.Namespace) -> int:
         check_outputs([args.out, report_path(args.out)], [args.bundle], "--out")
     wiki = load_wiki(find_wiki_root(explicit=args.wiki))
     check_symptoms(wiki)
-    collection = collection_for(args.workload, args)
+    collection = collection_for(args.workload, args, wiki)
     result = analyse(wiki, args.workload, collection, project=args.project)
     for problem in result.findings["data"].get("problems", []):
         print(f"mlwiki troubleshoot: warning: {problem}", file=sys.stderr)

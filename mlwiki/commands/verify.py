@@ -40,6 +40,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="also check this Markdown report (the one the user reads) against the fetched "
         "entries: E-ids, insertIds, hosts and quotes",
     )
+    parser.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="look the cited entries up afresh: neither reuse nor keep fetched Cloud Logging pages",
+    )
     parser.add_argument("--format", choices=("json", "text"), default="text")
     add_output_options(
         parser, out=None, filters=(), limit_help="list at most N×5 problems (default %(default)s)"
@@ -54,7 +59,9 @@ def handle(args: argparse.Namespace) -> int:
 
     findings = load_findings(args.findings)
     wiki = load_wiki(find_wiki_root(explicit=args.wiki))
-    problems, source = verify_findings(wiki, findings, bundle=args.bundle, project=args.project)
+    problems, source = verify_findings(
+        wiki, findings, bundle=args.bundle, project=args.project, cache=not args.no_cache
+    )
     data = {
         "status": "FAIL" if problems else "PASS",
         "problems": problems,

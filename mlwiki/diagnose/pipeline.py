@@ -10,7 +10,14 @@ from pathlib import Path
 from typing import Any, Optional
 
 from mlwiki.diagnose.clock import iso
-from mlwiki.diagnose.collect import Collection, from_bundle, from_cloud, session_of
+from mlwiki.diagnose.collect import (
+    Collection,
+    context_targets,
+    from_bundle,
+    from_cloud,
+    record_windows,
+    session_of,
+)
 from mlwiki.diagnose.context import apply_place, learn_place, settle_next_steps
 from mlwiki.diagnose.continuation import gather_records, lend_names
 from mlwiki.diagnose.disruptions import Disruption, find_disruptions, is_seed, stall_hit
@@ -67,6 +74,15 @@ def analyse(
     timeline, nearby = Timeline(hits), Timeline(scan.pool_hits())
     for disruption in disruptions:
         triage(disruption, timeline, scan.topology, symptoms, nearby)
+    # When the live plan pushed its sources down: fetch the culprits' full context around each
+    # disruption and the rest of the records unnamed matches belong to, then diagnose again
+    # over everything read (liveness near a failure exact, cascades naming their task).
+    if (
+        source.follow_up is not None
+        and disruptions
+        and source.follow_up(context_targets(disruptions, scan), record_windows(scan))
+    ):
+        return analyse(wiki, workload, source.refreshed(), project=project, verify=verify)
     topology = scan.topology
     if source.window:
         window = source.window
@@ -101,6 +117,15 @@ def analyse(
             findings, disruptions
         )
     findings["data"]["problems"] = scan.signatures.problems
+    findings["data"]["sampled"] = [dict(item) for item in source.sampled]
+    if source.rerun:
+        findings["next_steps"].insert(
+            0,
+            {
+                "step": "Complete the partial log collection (pages already fetched come from "
+                f"the page cache and cost no quota): {source.rerun}",
+            },
+        )
     cited = {eid: scan.entries[hit.index] for eid, hit in evidence.hits.items()}
     place = learn_place([*cited.values(), *scan.entries])
     apply_place(findings, place)
@@ -178,6 +203,11 @@ def diagnose(
         collection = from_bundle(bundle, window)
     else:
         collection = from_cloud(
-            workload, project, window, max_calls=max_log_calls, max_entries=max_entries
+            workload,
+            project,
+            window,
+            max_calls=max_log_calls,
+            max_entries=max_entries,
+            wiki=wiki,
         )
     return analyse(wiki, workload, collection, project=project, verify=verify)

@@ -84,10 +84,16 @@ IDS_PER_QUERY = 200
 
 
 def entries_from_cloud(
-    project: str, findings: dict[str, Any], wanted: set[str], client: Any = None
+    project: str,
+    findings: dict[str, Any],
+    wanted: set[str],
+    client: Any = None,
+    cache: bool = True,
 ) -> tuple[dict[str, list[dict[str, Any]]], list[str]]:
     """The cited entries, looked up in Cloud Logging by insertId within the findings' window
-    (one query per 200 ids); also the reasons the lookup was incomplete, if it was."""
+    (one query per 200 ids, its pages kept in the page cache unless `cache` is False); also the
+    reasons the lookup was incomplete, if it was."""
+    from mlwiki.logs.cache import PageCache, disabled_by_env
     from mlwiki.logs.cloud import LoggingFetcher, make_client
     from mlwiki.logs.query import quote
     from mlwiki.timewindow import resolve_window
@@ -95,7 +101,9 @@ def entries_from_cloud(
     window_data = findings.get("window") or {}
     window = resolve_window(window_data.get("start"), window_data.get("end"), None)
     fetcher = LoggingFetcher(
-        client=client if client is not None else make_client(project), project=project
+        client=client if client is not None else make_client(project),
+        project=project,
+        cache=PageCache() if cache and not disabled_by_env() else None,
     )
     found: dict[str, list[dict[str, Any]]] = {}
     gaps: list[str] = []
@@ -188,6 +196,7 @@ def verify_findings(
     bundle: Optional[Path] = None,
     project: Optional[str] = None,
     client: Any = None,
+    cache: bool = True,
 ) -> tuple[list[str], str]:
     """(problems, the evidence checked): against `bundle`, else Cloud Logging of `project`, else
     Cloud Logging of the project the findings were read from (live data a findings file cannot
@@ -209,7 +218,7 @@ def verify_findings(
                 "--bundle or --project: say which evidence to check the findings against; a "
                 "findings file does not choose its own evidence" + (hint if named else "")
             )
-        found, gaps = entries_from_cloud(project, findings, wanted, client)
+        found, gaps = entries_from_cloud(project, findings, wanted, client, cache)
         source = f"Cloud Logging projects/{project} ({chosen})"
     problems = check_findings(wiki, findings, found, source)
     problems.extend(f"lookup incomplete: {gap}" for gap in gaps)

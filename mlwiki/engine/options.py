@@ -6,8 +6,10 @@ Log data for a run:
   on a bundle needs no window. kubectl and gcloud steps are served from the bundle's recorded
   outputs (`mlwiki.kube.RecordedRunner`); nothing touches a live cluster.
 - `--project P`: Cloud Logging, fetched on the first log query only (a kubectl-only run makes no
-  Logging call); the window is `--start/--end/--since` (default: the last 24 hours, said on stderr
-  and in the result) and the workload is the `workload` parameter.
+  Logging call) by the live plan (`mlwiki.logs.live`); the window is `--start/--end/--since`
+  (default: the last 24 hours, said on stderr and in the result) and the workload is the
+  `workload` parameter. Pages an earlier command fetched for the same filter and window come from
+  the page cache (`--no-cache` off).
 
 Metrics for a run's `metric_query` steps come from the same place: the bundle's `metrics/`
 folder (`mlwiki.metrics.source.BundleMetrics`; pods are mapped to their nodes through the
@@ -61,6 +63,11 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--start", metavar="T", help="window start: UTC timestamp or '2 hours ago'")
     parser.add_argument("--end", metavar="T", help="window end (default: now)")
     parser.add_argument("--since", metavar="D", help="window: the last D (e.g. 24h, 90m, 7d)")
+    parser.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="neither reuse nor keep fetched Cloud Logging pages (~/.cache/mlwiki/logging)",
+    )
     parser.add_argument(
         "--format", choices=("json", "text"), default="json", help="output format (default json)"
     )
@@ -151,7 +158,13 @@ def setup(args: argparse.Namespace) -> RunSetup:
             if not workload:
                 raise BadInput("--project: Cloud Logging needs the workload: --param workload=NAME")
             validate(ParamSpec("workload", "k8s_name"), workload)
-            return LogSession.from_cloud(project, online, workload)
+            from mlwiki.diagnose.signatures import SignatureSet
+            from mlwiki.logs.plan import text_patterns
+
+            patterns = text_patterns(SignatureSet(wiki.symptoms.values()).symptoms.values())[0]
+            return LogSession.from_cloud(
+                project, online, workload, patterns=patterns, cache=not args.no_cache
+            )
 
         session, runner = LazySession(open_cloud), None
         metrics = CloudMetrics(project)

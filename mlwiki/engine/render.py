@@ -15,8 +15,9 @@ set and the template does not place them itself.
 Filters: every `{{ value }}` becomes a quoted, escaped query string literal (`"llm-pretrain"`),
 so a template never writes quotes around a value. Helper functions build whole clauses:
 
-- `workload_selector(workload)`: the JobSet name label in both spellings GKE uses, or a pod name
-  starting with `WORKLOAD-`.
+- `workload_selector(workload)`: the entries of the workload, as the live collection plan selects
+  them (`mlwiki.logs.plan.workload_selector`: its JobSet label in both spellings GKE uses, or a
+  pod name starting with `WORKLOAD-`), so the plan's fetched entries answer it.
 - `time_window(start, end)`: `timestamp>="START" AND timestamp<="END"`.
 - `symptom_match("symptom-id")`: an OR of the symptom page's signatures as `FIELD=~"RE2"` clauses,
   so a query never copies a page's regexes. Signatures that name a `field` are matched there.

@@ -10,6 +10,9 @@ Traps of the client this module avoids (see the project's test-backends notes):
 - The entry generator hides page tokens: we request pages ourselves (`entries:list` through the
   client's own connection, `client.logging_api.api_request`), so a failure mid-paging resumes
   from the last token instead of restarting, and every page is one counted call.
+- Every request takes a token from the project's quota bucket first (`mlwiki.logs.pacing`: under
+  the per-minute read quota across phases and runs), and a page already fetched by an earlier
+  command comes from the page cache (`mlwiki.logs.cache`) with no request at all.
 - Entries stay the JSON the API returned — the same dicts `gcloud logging read --format=json`
   writes — so a bundle and the API are diagnosed identically (converting to `LogEntry` objects
   and back would drop nanoseconds and, off Google Cloud, stall on metadata-server lookups).
@@ -27,15 +30,18 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
 from mlwiki.errors import BadInput
+from mlwiki.logs.cache import PageCache
+from mlwiki.logs.pacing import QuotaBucket
 from mlwiki.logs.report import QueryReport
 from mlwiki.progress import Progress
 from mlwiki.timewindow import Window
 
 ENDPOINT_ENV = "MLWIKI_LOGGING_ENDPOINT"
 PAGE_SIZE = 1000  # the API's maximum
-DEFAULT_MAX_CALLS = 50  # under the default read quota of 60 entries.list calls a minute
+DEFAULT_MAX_CALLS = 50  # a run's entries.list requests; the bucket paces them under the quota
 DEFAULT_MAX_ENTRIES = 500_000
 ORDER_BY = "timestamp asc"
+NEWEST_FIRST = "timestamp desc"
 
 
 def make_client(project: str) -> Any:
@@ -109,7 +115,7 @@ class RequestBudget:
         return True
 
 
-class _Incomplete(Exception):
+class Incomplete(Exception):
     """Paging stopped early; the message says why (goes into the report)."""
 
 
@@ -124,38 +130,38 @@ class LoggingFetcher:
     page_size: int = PAGE_SIZE
     max_entries: int = DEFAULT_MAX_ENTRIES
     progress: Optional[Progress] = None
+    bucket: Optional[QuotaBucket] = None
+    cache: Optional[PageCache] = None
     fetched: int = 0
+
+    def __post_init__(self) -> None:
+        if self.bucket is None:
+            self.bucket = QuotaBucket(self.project)
 
     def fetch(
         self, name: str, filter_text: str, window: Window
     ) -> tuple[list[dict[str, Any]], QueryReport]:
         """All entries of `filter_text` inside `window`, page by page, oldest first."""
-        full_filter = f"{window.to_filter()} AND (\n{filter_text}\n)"
+        from mlwiki.logs.plan import wrapped
+
+        full_filter = wrapped(window, filter_text)
         report = QueryReport(name=name, filter=full_filter)
-        body: dict[str, Any] = {
-            "resourceNames": [f"projects/{self.project}"],
-            "filter": full_filter,
-            "orderBy": ORDER_BY,
-            "pageSize": self.page_size,
-        }
         entries: list[dict[str, Any]] = []
+        token: Optional[str] = None
         task = self.progress.task(f"Cloud Logging: {name}") if self.progress else None
         try:
             while True:
-                page = self._page(body, report)
-                batch = page.get("entries") or []
+                batch, token = self.page(full_filter, ORDER_BY, token, report, window)
                 room = self.max_entries - self.fetched
                 entries.extend(batch[:room])
                 self.fetched += min(len(batch), room)
                 if task is not None:
                     task.advance(min(len(batch), room))
-                token = page.get("nextPageToken")
                 if len(batch) > room or (token and self.fetched >= self.max_entries):
-                    raise _Incomplete(f"stopped at the cap of {self.max_entries} entries")
+                    raise Incomplete(f"stopped at the cap of {self.max_entries} entries")
                 if not token:
                     break
-                body["pageToken"] = token
-        except _Incomplete as stop:
+        except Incomplete as stop:
             report.partial = True
             report.reason = f"{name}: {stop}"
         finally:
@@ -164,8 +170,36 @@ class LoggingFetcher:
         report.entries = len(entries)
         return entries, report
 
-    def _page(self, body: dict[str, Any], report: QueryReport) -> dict[str, Any]:
-        """One page, retried on throttling and transient errors."""
+    def page(
+        self,
+        full_filter: str,
+        order: str,
+        token: Optional[str],
+        report: QueryReport,
+        window: Window,
+    ) -> tuple[list[dict[str, Any]], Optional[str]]:
+        """One page of a query (`full_filter` carries its time bounds): from the cache, else one
+        request (retried); its entries and the next page's token."""
+        body: dict[str, Any] = {
+            "resourceNames": [f"projects/{self.project}"],
+            "filter": full_filter,
+            "orderBy": order,
+            "pageSize": self.page_size,
+        }
+        if token:
+            body["pageToken"] = token
+        page = self.cache.get(body) if self.cache is not None else None
+        if page is not None:
+            report.cached += 1
+        else:
+            page = self._request(body, report)
+            if self.cache is not None:
+                self.cache.put(body, page, window.end.timestamp())
+        report.pages += 1
+        return list(page.get("entries") or []), page.get("nextPageToken") or None
+
+    def _request(self, body: dict[str, Any], report: QueryReport) -> dict[str, Any]:
+        """One page from the API, retried on throttling and transient errors."""
         from google.api_core import exceptions
 
         retryable = _retryable_errors()
@@ -173,7 +207,9 @@ class LoggingFetcher:
         slept = 0.0
         while True:
             if not self.budget.take():
-                raise _Incomplete(f"request budget of {self.budget.max_calls} calls used up")
+                raise Incomplete(f"request budget of {self.budget.max_calls} calls used up")
+            assert self.bucket is not None
+            self.bucket.take()
             report.calls += 1
             try:
                 return self.client.logging_api.api_request(
@@ -181,9 +217,10 @@ class LoggingFetcher:
                 )
             except retryable as error:
                 retries += 1
+                report.retries += 1
                 delay = self.retry.delay(retries)
                 if retries >= self.retry.max_attempts or slept + delay > self.retry.max_total_sleep:
-                    raise _Incomplete(
+                    raise Incomplete(
                         f"gave up after {retries} attempts ({type(error).__name__}: {error})"
                     ) from None
                 self.retry.sleep(delay)

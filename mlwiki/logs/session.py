@@ -1,34 +1,31 @@
 """A run's log data: entries from a bundle or from Cloud Logging, and local queries over them.
 
-`LogSession.from_bundle(path, window)` or `LogSession.from_cloud(project, window, workload)`;
-then `session.query(filter_text)` evaluates any Logging query on the run's entries and returns a
-`QueryResult(entries, count, partial, reason)`. With Cloud Logging, `collect` fetches the window
-once with the broad plan of `mlwiki.logs.plan`; a filter the plan does not cover is fetched once
-with its own (well-filtered) query, and counted. `session.report` says what was done.
+`LogSession.from_bundle(path, window)`, `LogSession.from_cloud(project, window, workload,
+patterns=…)` or `LogSession.as_live(path, window, workload, patterns=…)` (a bundle read the way
+the live plan reads Cloud Logging); then `session.query(filter_text)` evaluates any Logging query
+on the run's entries and returns a `QueryResult(entries, count, partial, reason)`. With Cloud
+Logging the window is collected once by the live plan (`mlwiki.logs.live`); a filter the
+entries it read whole do not cover is fetched once with its own (well-filtered) query, and
+counted. `session.report` says what was done.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional
 
-from mlwiki.logs.bundle import load_bundle
+from mlwiki.logs.bundle import iter_bundle, load_bundle
+from mlwiki.logs.cache import PageCache, disabled_by_env
 from mlwiki.logs.cloud import LoggingFetcher, RequestBudget, RetryPolicy, make_client
-from mlwiki.logs.plan import Coverage, PlannedQuery, cluster_query, node_queries, workload_query
-from mlwiki.logs.query import compile_filter
+from mlwiki.logs.live import LiveCollection, LocalPager
+from mlwiki.logs.local import LocalLogging
+from mlwiki.logs.query import Filter, compile_filter
 from mlwiki.logs.report import SourceReport
 from mlwiki.logs.store import EntryStore
 from mlwiki.progress import Progress
 from mlwiki.timewindow import Window, datetime_from_ns
-
-
-@dataclass(frozen=True)
-class CollectionContext:
-    project: str
-    window: Window
-    workload: str
 
 
 @dataclass
@@ -47,55 +44,17 @@ class QueryResult:
         }
 
 
-def _run(
-    query: PlannedQuery,
-    window: Window,
-    fetcher: LoggingFetcher,
-    store: EntryStore,
-    report: SourceReport,
-) -> None:
-    entries, query_report = fetcher.fetch(query.name, query.filter, window)
-    added = store.extend(entries)
-    report.queries.append(query_report)
-    report.entries += added
-    report.duplicates += len(entries) - added
-    report.calls = fetcher.budget.calls
-    if query_report.partial and query_report.reason:
-        report.mark_partial(query_report.reason)
-
-
-def collect(
-    fetcher: LoggingFetcher, context: CollectionContext
-) -> tuple[EntryStore, SourceReport, Coverage]:
-    """Fetch the run's window with the broad plan: workload, then its nodes, then the cluster."""
-    store = EntryStore()
-    report = SourceReport(
-        source="cloud_logging", sources=[f"projects/{context.project}"], window=context.window
-    )
-    coverage = Coverage(context.window)
-    first = workload_query(context.workload)
-    _run(first, context.window, fetcher, store, report)
-    coverage.add(first)
-    for query in [*node_queries(store.hosts(), context.workload), cluster_query()]:
-        _run(query, context.window, fetcher, store, report)
-        coverage.add(query)
-    return store, report, coverage
-
-
 class LogSession:
     """The entries of one run and the report of how they were obtained."""
 
     def __init__(
-        self,
-        store: EntryStore,
-        report: SourceReport,
-        fetcher: Optional[LoggingFetcher] = None,
-        coverage: Optional[Coverage] = None,
+        self, store: EntryStore, report: SourceReport, live: Optional[LiveCollection] = None
     ) -> None:
         self.store = store
         self.report = report
-        self._fetcher = fetcher
-        self._coverage = coverage
+        # The live plan's collection: what it read whole (coverage), its pager for the filters
+        # that covers nothing of, its follow-up and samples. None for a bundle read whole.
+        self.live = live
         self._fetched_extra: set[str] = set()
 
     @classmethod
@@ -115,18 +74,55 @@ class LogSession:
         budget: Optional[RequestBudget] = None,
         max_entries: Optional[int] = None,
         progress: Optional[Progress] = None,
+        patterns: Sequence[str] = (),
+        cache: bool = True,
     ) -> LogSession:
+        """Collect `window` with the live plan; `patterns` are the signatures' RE2 patterns
+        (`mlwiki.logs.plan.text_patterns`) that a source too big to read whole is searched for."""
         fetcher = LoggingFetcher(
             client=client if client is not None else make_client(project),
             project=project,
             retry=retry or RetryPolicy(),
             budget=budget or RequestBudget(),
             progress=progress,
+            cache=PageCache() if cache and not disabled_by_env() else None,
         )
         if max_entries is not None:
             fetcher.max_entries = max_entries
-        store, report, coverage = collect(fetcher, CollectionContext(project, window, workload))
-        return cls(store, report, fetcher, coverage)
+        report = SourceReport(
+            source="cloud_logging", sources=[f"projects/{project}"], window=window
+        )
+        live = LiveCollection(
+            fetcher,
+            workload,
+            window,
+            patterns,
+            report=report,
+            max_entries=fetcher.max_entries,
+            progress=progress,
+        )
+        live.run()
+        return cls(live.store, report, live)
+
+    @classmethod
+    def as_live(
+        cls,
+        path: Path | str,
+        window: Window,
+        workload: str,
+        *,
+        budget: Optional[RequestBudget] = None,
+        max_entries: Optional[int] = None,
+        patterns: Sequence[str] = (),
+    ) -> LogSession:
+        """The bundle's entries the live plan would fetch from Cloud Logging, page for page."""
+        pager = LocalPager(LocalLogging(iter_bundle(path)), budget or RequestBudget())
+        report = SourceReport(source="bundle (as live)", sources=[str(path)], window=window)
+        live = LiveCollection(
+            pager, workload, window, patterns, report=report, max_entries=max_entries
+        )
+        live.run()
+        return cls(live.store, report, live)
 
     def entries(self) -> Iterator[dict[str, Any]]:
         """Every entry of the run, oldest first (for one-pass signature matching)."""
@@ -136,24 +132,21 @@ class LogSession:
         """Entries matching a Logging query, ordered by timestamp then insertId."""
         compiled = compile_filter(filter_text, where)
         if (
-            self._fetcher is not None
-            and self._coverage is not None
+            self.live is not None
             and filter_text not in self._fetched_extra
-            and not self._coverage.covers(compiled)
+            and not self.live.coverage.covers(compiled)
         ):
-            self._fetch_extra(filter_text)
+            self._fetch_extra(compiled)
         entries = self.store.query(compiled)
         reason = "; ".join(self.report.reasons) or None
         return QueryResult(entries, len(entries), self.report.partial, reason)
 
-    def _fetch_extra(self, filter_text: str) -> None:
-        assert self._fetcher is not None and self._coverage is not None
-        compiled = compile_filter(filter_text)
-        window = self._coverage.window
+    def _fetch_extra(self, compiled: Filter) -> None:
+        assert self.live is not None
+        window = self.live.window
         low, high = compiled.start_ns, compiled.end_ns
         if low is not None and high is not None and low < high:
             # The filter's own bounds, so a query about another period is answered for it.
             window = Window(datetime_from_ns(low), datetime_from_ns(high))
-        self._fetched_extra.add(filter_text)
-        query = PlannedQuery(f"extra-{len(self._fetched_extra)}", filter_text)
-        _run(query, window, self._fetcher, self.store, self.report)
+        self._fetched_extra.add(compiled.text)
+        self.live.extra(f"extra-{len(self._fetched_extra)}", compiled.text, window)
