@@ -75,7 +75,7 @@ def test_cloud_logging_gives_the_bundle_diagnosis_in_few_calls(cli, logging_api)
     assert findings["status"] == "diagnosed" and not findings["data"]["partial"]
     # Few, well-filtered list calls: explicit bounds and full pages, never one call per action.
     bodies = logging_api.requests
-    assert 1 <= len(bodies) <= 8, [b["filter"][:80] for b in bodies]
+    assert 1 <= len(bodies) <= 6, [b["filter"][:80] for b in bodies]
     for body in bodies:
         assert body["resourceNames"] == [f"projects/{PROJECT}"]
         assert body["pageSize"] == 1000

@@ -33,6 +33,12 @@ from tests.scenarios import PROJECT
 WORKLOAD = "mid-run"
 
 
+def patterns() -> list[str]:
+    from mlwiki.diagnose.collect import signature_patterns
+
+    return signature_patterns(None)
+
+
 @pytest.fixture(scope="module")
 def incident(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     bundle = tmp_path_factory.mktemp("incident") / "logs.jsonl"
@@ -186,7 +192,9 @@ def test_a_throttling_storm_is_ridden_out_with_backoff(
     sleeps: list[float] = []
     api.fail_next(429, n=3)
     api.fail_next(503, n=3, after=4)
-    session = LogSession.from_cloud(PROJECT, window, WORKLOAD, retry=no_sleep(sleeps), cache=False)
+    session = LogSession.from_cloud(
+        PROJECT, window, WORKLOAD, retry=no_sleep(sleeps), cache=False, patterns=patterns()
+    )
     assert not session.report.partial, session.report.reasons
     assert sleeps == [1.0, 2.0, 4.0, 1.0, 2.0, 4.0]
     assert sum(q.retries for q in session.report.queries) == 6
@@ -197,13 +205,21 @@ def test_a_storm_past_the_retries_leaves_that_source_partial(
     incident: dict[str, Any], api: FakeLoggingServer
 ) -> None:
     window = resolve_window(incident["start"], incident["end"])
-    calm = LogSession.from_cloud(PROJECT, window, WORKLOAD, retry=no_sleep([]), cache=False)
+    calm = LogSession.from_cloud(
+        PROJECT, window, WORKLOAD, retry=no_sleep([]), cache=False, patterns=patterns()
+    )
     before = [q.calls for q in calm.report.queries if q.phase in ("platform", "sources")]
     del api.requests[:]
     # The first signature filter meets a storm longer than the retries.
     api.fail_next(429, n=4, after=sum(before))
     session = LogSession.from_cloud(
-        PROJECT, window, WORKLOAD, retry=no_sleep([]), budget=RequestBudget(60), cache=False
+        PROJECT,
+        window,
+        WORKLOAD,
+        retry=no_sleep([]),
+        budget=RequestBudget(60),
+        cache=False,
+        patterns=patterns(),
     )
     partial = [q for q in session.report.queries if q.partial]
     assert [q.phase for q in partial] == ["evidence"]

@@ -117,7 +117,7 @@ def from_bundle(path: Path | str, window: Optional[Window] = None) -> Collection
     )
 
 
-def _patterns(wiki: Optional[Wiki]) -> list[str]:
+def signature_patterns(wiki: Optional[Wiki]) -> list[str]:
     """The signature set's RE2 patterns, for the server-side filters of the live plan."""
     from mlwiki.diagnose.signatures import SignatureSet
     from mlwiki.logs.plan import text_patterns
@@ -176,7 +176,7 @@ def from_cloud(
         workload,
         budget=RequestBudget(max_calls) if max_calls else None,
         max_entries=max_entries,
-        patterns=_patterns(wiki),
+        patterns=signature_patterns(wiki),
         cache=cache,
     )
     collection = _live_collection(session, window, list(session.report.sources))
@@ -205,7 +205,7 @@ def from_bundle_as_live(
         workload,
         budget=RequestBudget(max_calls) if max_calls else None,
         max_entries=max_entries,
-        patterns=_patterns(wiki),
+        patterns=signature_patterns(wiki),
     )
     from mlwiki.metrics.source import BundleMetrics
 

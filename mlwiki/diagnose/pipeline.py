@@ -26,6 +26,7 @@ from mlwiki.diagnose.match import Scan
 from mlwiki.diagnose.metric_evidence import amend as amend_with_metrics
 from mlwiki.diagnose.metric_evidence import read_duty
 from mlwiki.diagnose.metric_memory import amend_memory
+from mlwiki.diagnose.printed import cite_printed
 from mlwiki.diagnose.report import render_report
 from mlwiki.diagnose.signatures import SignatureSet
 from mlwiki.diagnose.timeline import Timeline
@@ -118,6 +119,8 @@ def analyse(
         )
     findings["data"]["problems"] = scan.signatures.problems
     findings["data"]["sampled"] = [dict(item) for item in source.sampled]
+    if source.session is not None and source.session.live is not None:
+        findings["data"]["collection"] = collection_summary(source.session.report)
     if source.rerun:
         findings["next_steps"].insert(
             0,
@@ -126,7 +129,9 @@ def analyse(
                 f"the page cache and cost no quota): {source.rerun}",
             },
         )
+    printed = cite_printed(findings, scan, source.store)
     cited = {eid: scan.entries[hit.index] for eid, hit in evidence.hits.items()}
+    cited.update(printed)
     place = learn_place([*cited.values(), *scan.entries])
     apply_place(findings, place)
     settle_next_steps(wiki, findings, place)
@@ -134,6 +139,25 @@ def analyse(
     healthy = healthy_notes(scan, disruptions)
     report = render_report(findings, healthy)
     return Diagnosis(findings, report, cited, disruptions, scan, healthy)
+
+
+def collection_summary(report: Any) -> dict[str, Any]:
+    """How the live plan read the logs, compact: requests sent and each query's pages."""
+    return {
+        "requests": report.calls,
+        "pages": sum(q.pages for q in report.queries),
+        "cached_pages": sum(q.cached for q in report.queries),
+        "queries": [
+            {
+                "name": q.name,
+                "phase": q.phase,
+                "pages": q.pages,
+                "entries": q.entries,
+                "partial": q.partial,
+            }
+            for q in report.queries
+        ],
+    }
 
 
 def data_gaps(scan: Scan, disruptions: list[Disruption]) -> list[str]:

@@ -54,7 +54,7 @@ class WorkflowVerifier:
                     if disruption.window_start > 0
                     else disruption.start - MARGIN
                 ),
-                end=iso(disruption.end + MARGIN),
+                end=iso(_clipped_end(self.session, disruption.end + MARGIN)),
                 workload=self.workload,
             )
             record: dict[str, Any] = {
@@ -83,6 +83,13 @@ class WorkflowVerifier:
                 )
                 _adjust(findings, disruption, record["verdict"])
             findings["actions_run"].append(record)
+
+
+def _clipped_end(session: Any, end: float) -> float:
+    """`end`, no later than the end of the window the session read (nothing after it was read)."""
+    report = getattr(session, "report", None)
+    window = getattr(report, "window", None)
+    return min(end, window.end.timestamp()) if window is not None else end
 
 
 def _adjust(findings: dict[str, Any], disruption: Disruption, verdict: str) -> None:

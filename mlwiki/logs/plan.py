@@ -24,9 +24,9 @@ plan asks only for what the diagnosis uses (`mlwiki.logs.live` runs it, phase by
 (`mlwiki.logs.workload`).
 
 **Coverage rule.** A filter is covered — answered from the fetched entries with no call — when
-its time bounds lie inside the window of a source that was read whole and the syntax shows it
-selects nothing that source does not (`within`: compared as parsed, so spacing and quoting do
-not matter). Anything else is fetched once with its own filter, bounded by the run's window,
+its time bounds lie inside the windows of sources that were read whole and the syntax shows that
+each of its branches (its ORs spread over its ANDs) selects nothing one of those sources does
+not (`within`: compared as parsed, so spacing and quoting do not matter). Anything else is fetched once with its own filter, bounded by the run's window,
 counted in the report, and its entries are added to the store; the same filter is never fetched
 twice.
 """
@@ -97,7 +97,8 @@ def platform_filter(workload: str) -> str:
     nodes; the Compute Engine system events and the autoscaler's log; node-pool and cluster
     operations. Small whatever the job's size; read whole, first."""
     events = (
-        f'log_id("events") AND (jsonPayload.involvedObject.name:{quote(workload)} OR '
+        f'(log_id("events") OR resource.type="k8s_pod") AND '
+        f"(jsonPayload.involvedObject.name:{quote(workload)} OR "
         f'{workload_selector(workload)} OR resource.type="k8s_node" OR '
         'jsonPayload.involvedObject.kind="Node")'
     )
@@ -112,7 +113,7 @@ def infrastructure_text() -> str:
     so a thousand-node job needs no list of host names."""
     namespaces = "(" + " OR ".join(quote(n) for n in SYSTEM_NAMESPACES) + ")"
     return (
-        '(resource.type="k8s_node" AND NOT log_id("events")) OR '
+        'resource.type="k8s_node" OR '
         f'(resource.type="k8s_container" AND resource.labels.namespace_name={namespaces}) OR '
         f"log_id({quote(SERIAL_CONSOLE)})"
     )
@@ -348,10 +349,41 @@ class Coverage:
         self._parts.append((window or self.window, compile_filter(query.filter).tree))
 
     def covers(self, compiled: Filter) -> bool:
+        """Whether every entry the filter selects is in the store: each branch of the filter (its
+        ORs spread over its ANDs) inside one source read whole for the filter's time bounds."""
         low, high = compiled.start_ns, compiled.end_ns
         if low is None or high is None:
             return False
-        return any(
-            low >= window.start_ns and high <= window.end_ns and within(compiled.tree, tree)
-            for window, tree in self._parts
+        trees = [
+            tree for window, tree in self._parts if window.start_ns <= low and high <= window.end_ns
+        ]
+        branches = _branches(compiled.tree)
+        return (
+            bool(trees)
+            and branches is not None
+            and all(any(within(branch, tree) for tree in trees) for branch in branches)
         )
+
+
+MAX_BRANCHES = 256  # a filter spreading into more is fetched, not analysed
+
+
+def _branches(node: Node) -> list[Node] | None:
+    """The filter as an OR of AND-branches (None when that grows past `MAX_BRANCHES`)."""
+    if isinstance(node, Or):
+        found: list[Node] = []
+        for item in node.items:
+            part = _branches(item)
+            if part is None or len(found) + len(part) > MAX_BRANCHES:
+                return None
+            found.extend(part)
+        return found
+    if isinstance(node, And):
+        combos: list[list[Node]] = [[]]
+        for item in node.items:
+            part = _branches(item)
+            if part is None or len(combos) * len(part) > MAX_BRANCHES:
+                return None
+            combos = [[*combo, choice] for combo in combos for choice in part]
+        return [And(tuple(combo)) for combo in combos]
+    return [node]
