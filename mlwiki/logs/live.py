@@ -458,12 +458,9 @@ class LiveCollection:
                 continue
             read = first
             if not first.complete and not first.report.partial:
-                limit = math.ceil(1.5 * pages)
-                read = self._read(
-                    name, text, window, fraction=fraction, resume=first, max_pages=limit
-                )
-                if not read.complete and not read.report.partial:
-                    self._incomplete(read, window, f"the sample needs more than {limit} pages")
+                # The rest of the sample, however many pages it turns out to take within the
+                # phase's share (cut short by the share, it is partial and says so).
+                read = self._read(name, text, window, fraction=fraction, resume=first)
             break
         self.report.sampled.append(
             {
