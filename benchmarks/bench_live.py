@@ -12,11 +12,14 @@ real google-cloud-logging client, and the diagnosis is run three ways, each in i
   commit's code and wiki, against the same server in the same run.
 
 It prints, per size and plan, the entries.list requests (pages and retries included), the pages
-and entries the server returned, the client's wall time and the server's busy time, the status,
-and whether the findings equal the offline ones (status, root cause, culprits, failure rows and
-cited insertIds). Then it checks the page cache: the same live command again sends no request.
+and entries the server returned, the command's wall time, its own CPU time (the client: the
+server runs in this process) and the server's busy time, the status, and whether the findings
+equal the offline ones (status, root cause, culprits, failure rows and cited insertIds). Then it
+checks the page cache: the same live command again sends no request. `--repeat N` runs each
+online plan N times (fresh quota state and cache each time) to show the noise.
 
     _wiki/.venv/bin/python benchmarks/bench_live.py [--sizes 100000 1000000] [--baseline DIR]
+        [--repeat N]
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -55,6 +59,7 @@ def troubleshoot(
 ) -> tuple[dict[str, Any], float]:
     command = [sys.executable, "-m", "mlwiki", "--wiki", str(code_root / "_wiki")]
     started = time.perf_counter()
+    cpu = _children_cpu()
     out = subprocess.run(
         [*command, "troubleshoot", WORKLOAD, *args, "--format", "json"],
         capture_output=True,
@@ -66,7 +71,14 @@ def troubleshoot(
     wall = time.perf_counter() - started
     if out.returncode != 0:
         raise SystemExit(f"troubleshoot failed ({code_root}):\n{out.stderr[-3000:]}")
-    return json.loads(out.stdout), wall
+    findings = json.loads(out.stdout)
+    findings["_cpu"] = _children_cpu() - cpu
+    return findings, wall
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def environment(state: Path, endpoint: str, code_root: Path) -> dict[str, str]:
@@ -81,7 +93,7 @@ def environment(state: Path, endpoint: str, code_root: Path) -> dict[str, str]:
     return env
 
 
-def measure(size: int, folder: Path, baseline: Path | None) -> list[dict[str, Any]]:
+def measure(size: int, folder: Path, baseline: Path | None, repeat: int) -> list[dict[str, Any]]:
     from mlwiki.logs.bundle import iter_bundle
     from tests.fakes.logging_server import FakeLoggingServer
 
@@ -102,6 +114,7 @@ def measure(size: int, folder: Path, baseline: Path | None) -> list[dict[str, An
             "size": info["entries"],
             "plan": "offline",
             "wall": offline_wall,
+            "cpu": offline["_cpu"],
             "status": offline["status"],
             "equal": True,
         }
@@ -110,37 +123,38 @@ def measure(size: int, folder: Path, baseline: Path | None) -> list[dict[str, An
     server.start()
     try:
         plans = [("live", REPO)] + ([("baseline", baseline)] if baseline else [])
-        for name, code_root in plans:
-            state = folder / f"{name}-{size}"
-            env = environment(state, server.url, code_root)
-            before, busy = len(server.requests), server.busy_seconds
-            served, pages = server.served, server.pages_served
-            findings, wall = troubleshoot(["--project", PROJECT, *window], env, code_root)
-            bodies = server.requests[before:]
-            bounded = all(
-                b.get("pageSize") == 1000
-                and "timestamp>=" in b.get("filter", "")
-                and "timestamp<=" in b.get("filter", "")
-                for b in bodies
-            )
-            row = {
-                "size": info["entries"],
-                "plan": name,
-                "requests": len(bodies),
-                "pages": server.pages_served - pages,
-                "entries": server.served - served,
-                "wall": wall,
-                "server": server.busy_seconds - busy,
-                "status": findings["status"],
-                "equal": summary(findings) == summary(offline),
-                "bounded": bounded,
-                "longest_filter": max((len(b.get("filter", "")) for b in bodies), default=0),
-            }
-            rows.append(row)
-            if name == "live":
-                again = len(server.requests)
-                troubleshoot(["--project", PROJECT, *window], env, code_root)
-                row["cached_rerun_requests"] = len(server.requests) - again
+        for run in range(repeat):
+            for name, code_root in plans:
+                state = folder / f"{name}-{size}-{run}"
+                env = environment(state, server.url, code_root)
+                before, busy = len(server.requests), server.busy_seconds
+                served, pages = server.served, server.pages_served
+                findings, wall = troubleshoot(["--project", PROJECT, *window], env, code_root)
+                bodies = server.requests[before:]
+                row = {
+                    "size": info["entries"],
+                    "plan": name,
+                    "requests": len(bodies),
+                    "pages": server.pages_served - pages,
+                    "entries": server.served - served,
+                    "wall": wall,
+                    "cpu": findings["_cpu"],
+                    "server": server.busy_seconds - busy,
+                    "status": findings["status"],
+                    "equal": summary(findings) == summary(offline),
+                    "bounded": all(
+                        b.get("pageSize") == 1000
+                        and "timestamp>=" in b.get("filter", "")
+                        and "timestamp<=" in b.get("filter", "")
+                        for b in bodies
+                    ),
+                    "longest_filter": max((len(b.get("filter", "")) for b in bodies), default=0),
+                }
+                rows.append(row)
+                if name == "live" and run == 0:
+                    again = len(server.requests)
+                    troubleshoot(["--project", PROJECT, *window], env, code_root)
+                    row["cached_rerun_requests"] = len(server.requests) - again
     finally:
         server.stop()
         bundle.unlink()

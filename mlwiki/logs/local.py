@@ -9,8 +9,9 @@
   "as the live plan would" gets exactly the pages Cloud Logging would have returned;
 - the local Logging API server of the tests and benchmarks (`tests/fakes/logging_server.py`).
 
-Cost: a query scans only the entries inside its time bounds and of its resource types, decodes
-each candidate once, and stops as soon as the requested page is full (one more match says whether
+Cost: a query scans only the entries inside its time bounds and of its resource types (and, for a
+`sample(insertId, F)`, only the sampled ones: the hash needs no decoding), decodes each
+candidate once, and stops as soon as the requested page is full (one more match says whether
 there is a next page); the scan position is kept per query, so paging through N pages costs one
 scan, not N. `resource_names` restricts a query to the projects it names, as the API does.
 Entries are deduplicated on (logName, timestamp, insertId) like the store, and an
@@ -28,7 +29,7 @@ from typing import Any, Optional
 
 import orjson
 
-from mlwiki.logs.query import Filter, compile_filter
+from mlwiki.logs.query import Filter, compile_filter, sample_fraction
 from mlwiki.logs.store import synthetic_insert_id
 from mlwiki.timewindow import timestamp_ns
 
@@ -75,6 +76,7 @@ class LocalLogging:
         self._blobs = [row[2] for row in ordered]
         self._types = [row[3] for row in ordered]
         self._projects = [row[4] for row in ordered]
+        self._ids = [row[1] for row in ordered]
         self._cursors: OrderedDict[tuple[str, str, Optional[frozenset[str]]], _Cursor] = (
             OrderedDict()
         )
@@ -136,12 +138,15 @@ class LocalLogging:
         positions = range(low, high) if order == ASCENDING else range(high - 1, low - 1, -1)
         types, blobs, matches = compiled.resource_types, self._blobs, compiled.matches
         resource_types, entry_projects = self._types, self._projects
+        fraction, ids = compiled.insert_id_sample, self._ids
         for step in range(cursor.next_position, len(positions)):
             position = positions[step]
             if types is not None and resource_types[position] not in types:
                 continue
             if projects is not None and entry_projects[position] not in projects:
                 continue
+            if fraction is not None and sample_fraction(ids[position]) >= fraction:
+                continue  # left out by the sample: no need to decode it
             if matches(orjson.loads(blobs[position])):
                 cursor.matched.append(position)
                 if len(cursor.matched) >= wanted:

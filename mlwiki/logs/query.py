@@ -737,6 +737,17 @@ def _time_bounds(node: Node) -> tuple[Optional[int], Optional[int]]:
     return None, None
 
 
+def _insert_id_sample(node: Node) -> Optional[float]:
+    """The smallest F of the `sample(insertId, F)` terms the filter ANDs in, if any."""
+    if isinstance(node, Call) and node.name == "sample" and node.args[0] == ("insertId",):
+        literal = node.args[1]
+        return float(literal.text) if isinstance(literal, Literal) else None
+    if isinstance(node, And):
+        found = [f for f in (_insert_id_sample(item) for item in node.items) if f is not None]
+        return min(found) if found else None
+    return None
+
+
 # --- public API ---------------------------------------------------------------------------------
 
 
@@ -750,6 +761,8 @@ class Filter:
     resource_types: Optional[frozenset[str]] = None
     start_ns: Optional[int] = None
     end_ns: Optional[int] = None
+    # The fraction of a `sample(insertId, F)` every match must pass (the smallest, when several).
+    insert_id_sample: Optional[float] = None
 
     def __call__(self, entry: dict[str, Any]) -> bool:
         return self.matches(entry)
@@ -785,4 +798,4 @@ def compile_filter(text: str, where: str = "filter") -> Filter:
     tree = _build(parse_tree, where)
     predicate = _Compiler(where).compile(tree)
     low, high = _time_bounds(tree)
-    return Filter(text, tree, predicate, _resource_types(tree), low, high)
+    return Filter(text, tree, predicate, _resource_types(tree), low, high, _insert_id_sample(tree))
