@@ -165,21 +165,22 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[100_000, 1_000_000])
     parser.add_argument("--baseline", type=Path, help="checkout of the code to compare with")
+    parser.add_argument("--repeat", type=int, default=1, help="online runs per plan (noise)")
     options = parser.parse_args()
     rows = []
     with tempfile.TemporaryDirectory() as folder:
         for size in options.sizes:
-            rows.extend(measure(size, Path(folder), options.baseline))
-    header = (
+            rows.extend(measure(size, Path(folder), options.baseline, options.repeat))
+    print(
         f"{'entries':>9} {'plan':>9} {'requests':>8} {'pages':>6} {'fetched':>8} "
-        f"{'wall s':>7} {'server s':>8} {'status':>12} {'= offline':>9}"
+        f"{'wall s':>7} {'client cpu s':>12} {'server s':>8} {'status':>12} {'= offline':>9}"
     )
-    print(header)
     for row in rows:
         print(
             f"{row['size']:>9} {row['plan']:>9} {row.get('requests', '-'):>8} "
             f"{row.get('pages', '-'):>6} {row.get('entries', '-'):>8} {row['wall']:>7.2f} "
-            f"{row.get('server', 0):>8.2f} {row['status']:>12} {row['equal']!s:>9}"
+            f"{row['cpu']:>12.2f} {row.get('server', 0):>8.2f} {row['status']:>12} "
+            f"{row['equal']!s:>9}"
         )
     print(json.dumps(rows, indent=1))
 
