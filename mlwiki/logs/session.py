@@ -28,6 +28,15 @@ from mlwiki.progress import Progress
 from mlwiki.timewindow import Window, datetime_from_ns
 
 
+def _patterns_or_wiki(patterns: Optional[Sequence[str]]) -> Sequence[str]:
+    if patterns is not None:
+        return patterns
+    from mlwiki.logs.plan import text_patterns
+    from mlwiki.wiki import load_wiki
+
+    return text_patterns(load_wiki().symptoms.values())[0]
+
+
 @dataclass
 class QueryResult:
     entries: list[dict[str, Any]]
@@ -74,11 +83,12 @@ class LogSession:
         budget: Optional[RequestBudget] = None,
         max_entries: Optional[int] = None,
         progress: Optional[Progress] = None,
-        patterns: Sequence[str] = (),
+        patterns: Optional[Sequence[str]] = None,
         cache: bool = True,
     ) -> LogSession:
         """Collect `window` with the live plan; `patterns` are the signatures' RE2 patterns
-        (`mlwiki.logs.plan.text_patterns`) that a source too big to read whole is searched for."""
+        (`mlwiki.logs.plan.text_patterns`) that a source too big to read whole is searched for,
+        by default those of the wiki found from the current directory."""
         fetcher = LoggingFetcher(
             client=client if client is not None else make_client(project),
             project=project,
@@ -96,7 +106,7 @@ class LogSession:
             fetcher,
             workload,
             window,
-            patterns,
+            _patterns_or_wiki(patterns),
             report=report,
             max_entries=fetcher.max_entries,
             progress=progress,
@@ -113,13 +123,18 @@ class LogSession:
         *,
         budget: Optional[RequestBudget] = None,
         max_entries: Optional[int] = None,
-        patterns: Sequence[str] = (),
+        patterns: Optional[Sequence[str]] = None,
     ) -> LogSession:
         """The bundle's entries the live plan would fetch from Cloud Logging, page for page."""
         pager = LocalPager(LocalLogging(iter_bundle(path)), budget or RequestBudget())
         report = SourceReport(source="bundle (as live)", sources=[str(path)], window=window)
         live = LiveCollection(
-            pager, workload, window, patterns, report=report, max_entries=max_entries
+            pager,
+            workload,
+            window,
+            _patterns_or_wiki(patterns),
+            report=report,
+            max_entries=max_entries,
         )
         live.run()
         return cls(live.store, report, live)
