@@ -21,7 +21,7 @@ from mlwiki.diagnose.pipeline import diagnose
 from mlwiki.diagnose.signatures import SignatureSet
 from mlwiki.diagnose.topology import Topology
 from mlwiki.engine.render import workload_selector
-from mlwiki.logs.plan import workload_query
+from mlwiki.logs.plan import workload_containers
 from mlwiki.logs.query import compile_filter
 from mlwiki.wiki import load_wiki
 from tests.conftest import WIKI_ROOT
@@ -108,7 +108,7 @@ def test_a_bare_pod_named_like_the_workload_is_selected(tmp_path: Path) -> None:
     job_label = {"k8s-pod/batch.kubernetes.io/job-name": "tokenizer-job"}
     assert topology.belongs("export-x7k2p", job_label)
     entry = _line(1, 0, "tokenizer-job", "hello")
-    for query in (str(workload_selector("tokenizer-job")), workload_query("tokenizer-job").filter):
+    for query in (str(workload_selector("tokenizer-job")), workload_containers("tokenizer-job")):
         assert compile_filter(query, "workload").matches(entry), query
     image = "us-docker.pkg.dev/p/r/tokenizer:2.7"
     entries = [
