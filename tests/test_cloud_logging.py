@@ -281,8 +281,15 @@ def test_coverage_rule() -> None:
         infrastructure_text,
         platform_filter,
         workload_containers,
+        workload_selector,
     )
 
+    selector = workload_selector(WORKLOAD)
+    signatures = " OR ".join(
+        f'{path}=~"{pattern}"'
+        for path in ("textPayload", "jsonPayload.message", "jsonPayload.MESSAGE", "a.b", "c.d")
+        for pattern in ("RESOURCE_EXHAUSTED", "heartbeat timeout", "Check failed", "SIGSEGV")
+    )
     coverage = Coverage(WINDOW)
     for name, text in [
         ("platform", platform_filter(WORKLOAD)),
@@ -298,6 +305,12 @@ def test_coverage_rule() -> None:
         f'"{PREEMPTED}" AND {BOUNDS}',
         f'(log_id("cloudaudit.googleapis.com/system_event") OR '
         f'log_id("container.googleapis.com/cluster-autoscaler-visibility")) {BOUNDS}',
+        # A workflow step: the selector's alternatives times five fields times four patterns
+        # spread into hundreds of branches, yet it is inside the workload's containers ...
+        f'resource.type="k8s_container" AND {selector} AND {BOUNDS} AND ({signatures})',
+        # ... and, split case by case, inside the containers, the pod events and the nodes.
+        f'{BOUNDS} AND (((resource.type="k8s_container" OR resource.type="k8s_pod") AND '
+        f'{selector}) OR resource.type="k8s_node") AND ({signatures})',
     ]
     not_covered = [
         f'log_id("events") AND severity>=WARNING AND {BOUNDS}',  # events about anything
@@ -306,6 +319,9 @@ def test_coverage_rule() -> None:
         'jsonPayload.involvedObject.name:"llm" AND timestamp>="2024-05-01T09:00:00Z" '
         'AND timestamp<="2024-05-01T11:00:00Z"',  # starts before the window
         f'NOT jsonPayload.involvedObject.name:"{WORKLOAD}" AND {BOUNDS}',
+        # Any workload's containers: one case of the split is in no source.
+        f'{BOUNDS} AND (({selector} AND resource.type="k8s_pod") OR '
+        f'resource.type="k8s_container") AND ({signatures})',
     ]
     assert [coverage.covers(compile_filter(text)) for text in covered] == [True] * len(covered)
     assert [coverage.covers(compile_filter(text)) for text in not_covered] == [False] * len(

@@ -4,6 +4,9 @@ For each disruption, the workflow of its symptom (the root cause, or what the ev
 runs through the engine against the same log session (for a bundle: its recorded kubectl
 outputs). Nothing is approved: a mutating step stays `awaiting_approval` and never runs. Verdicts
 are evidence in `actions_run` and move confidence one step: `confirmed` up, `refuted` down.
+A workflow looks at `MARGIN` around its disruption, inside the window the session read: nothing
+outside it was read (a bundle holds nothing outside it either), so a live run spends no request
+on a step's margin past either end of the window.
 """
 
 from __future__ import annotations
@@ -50,11 +53,14 @@ class WorkflowVerifier:
             context = RunContext(
                 project=self.project,
                 start=iso(
-                    disruption.window_start
-                    if disruption.window_start > 0
-                    else disruption.start - MARGIN
+                    _clipped(
+                        self.session,
+                        disruption.window_start
+                        if disruption.window_start > 0
+                        else disruption.start - MARGIN,
+                    )
                 ),
-                end=iso(_clipped_end(self.session, disruption.end + MARGIN)),
+                end=iso(_clipped(self.session, disruption.end + MARGIN)),
                 workload=self.workload,
             )
             record: dict[str, Any] = {
@@ -85,11 +91,15 @@ class WorkflowVerifier:
             findings["actions_run"].append(record)
 
 
-def _clipped_end(session: Any, end: float) -> float:
-    """`end`, no later than the end of the window the session read (nothing after it was read)."""
+def _clipped(session: Any, instant: float) -> float:
+    """`instant`, inside the window the session read: nothing outside it was read, offline or
+    live, so a step asking beyond it would only cost a live run requests (and find nothing a
+    bundle of that window holds)."""
     report = getattr(session, "report", None)
     window = getattr(report, "window", None)
-    return min(end, window.end.timestamp()) if window is not None else end
+    if window is None:
+        return instant
+    return min(max(instant, window.start.timestamp()), window.end.timestamp())
 
 
 def _adjust(findings: dict[str, Any], disruption: Disruption, verdict: str) -> None:

@@ -25,8 +25,10 @@ plan asks only for what the diagnosis uses (`mlwiki.logs.live` runs it, phase by
 
 **Coverage rule.** A filter is covered — answered from the fetched entries with no call — when
 its time bounds lie inside the windows of sources that were read whole and the syntax shows that
-each of its branches (its ORs spread over its ANDs) selects nothing one of those sources does
-not (`within`: compared as parsed, so spacing and quoting do not matter). Anything else is fetched once with its own filter, bounded by the run's window,
+it selects nothing those sources do not: the whole filter inside one source, or else each of its
+cases — its first OR split term by term, again until each case is inside one source
+(`_covered`, at most `MAX_SPLITS` splits; `within` compares as parsed, so spacing and quoting do
+not matter). Anything else is fetched once with its own filter, bounded by the run's window,
 counted in the report, and its entries are added to the store; the same filter is never fetched
 twice.
 """
@@ -349,41 +351,49 @@ class Coverage:
         self._parts.append((window or self.window, compile_filter(query.filter).tree))
 
     def covers(self, compiled: Filter) -> bool:
-        """Whether every entry the filter selects is in the store: each branch of the filter (its
-        ORs spread over its ANDs) inside one source read whole for the filter's time bounds."""
+        """Whether every entry the filter selects is in the store, judged against the sources read
+        whole for the filter's time bounds (`_covered`)."""
         low, high = compiled.start_ns, compiled.end_ns
         if low is None or high is None:
             return False
         trees = [
             tree for window, tree in self._parts if window.start_ns <= low and high <= window.end_ns
         ]
-        branches = _branches(compiled.tree)
-        return (
-            bool(trees)
-            and branches is not None
-            and all(any(within(branch, tree) for tree in trees) for branch in branches)
-        )
+        return bool(trees) and _covered(compiled.tree, trees)
 
 
-MAX_BRANCHES = 256  # a filter spreading into more is fetched, not analysed
+MAX_SPLITS = 256  # a filter needing more case splits to be judged is fetched, not analysed
 
 
-def _branches(node: Node) -> list[Node] | None:
-    """The filter as an OR of AND-branches (None when that grows past `MAX_BRANCHES`)."""
-    if isinstance(node, Or):
-        found: list[Node] = []
-        for item in node.items:
-            part = _branches(item)
-            if part is None or len(found) + len(part) > MAX_BRANCHES:
-                return None
-            found.extend(part)
-        return found
-    if isinstance(node, And):
-        combos: list[list[Node]] = [[]]
-        for item in node.items:
-            part = _branches(item)
-            if part is None or len(combos) * len(part) > MAX_BRANCHES:
-                return None
-            combos = [[*combo, choice] for combo in combos for choice in part]
-        return [And(tuple(combo)) for combo in combos]
-    return [node]
+def _covered(node: Node, trees: Sequence[Node]) -> bool:
+    """Whether the filter is inside the union of `trees`: the filter inside one of them; else,
+    splitting its first OR (an OR term by term, an AND by the cases of its first OR term), every
+    case covered — lazily, so a workflow step ANDing the workload's selector (nine alternatives)
+    with signature fields is judged in a few splits instead of spreading into hundreds of
+    branches. Gives up (not covered) after `MAX_SPLITS` splits."""
+    splits = [MAX_SPLITS]
+
+    def covered(part: Node) -> bool:
+        if any(within(part, tree) for tree in trees):
+            return True
+        splits[0] -= 1
+        if splits[0] < 0:
+            return False
+        if isinstance(part, Or):
+            return all(covered(item) for item in part.items)
+        if isinstance(part, And):
+            for index, item in enumerate(part.items):
+                if isinstance(item, Or):
+                    rest = part.items[:index], part.items[index + 1 :]
+                    return all(covered(_and(*rest[0], case, *rest[1])) for case in item.items)
+        return False
+
+    return covered(node)
+
+
+def _and(*items: Node) -> And:
+    """An AND of `items`, nested ANDs spliced in (so their ORs are split like the others)."""
+    flat: list[Node] = []
+    for item in items:
+        flat.extend(item.items if isinstance(item, And) else (item,))
+    return And(tuple(flat))
