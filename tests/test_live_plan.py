@@ -124,6 +124,13 @@ def test_the_bundle_read_as_live_gives_the_online_findings(
         s["fraction"] for s in live["data"]["sampled"]
     ]
     assert replay["data"]["entries"] == live["data"]["entries"]
+    report = run_cli(
+        "troubleshoot", WORKLOAD, "--bundle", str(incident["bundle"]), *incident["window"],
+        "--as-live",
+    )  # fmt: skip
+    assert "Read as a sample" in report.stdout  # the Markdown says so too, per source
+    for item in replay["data"]["sampled"]:
+        assert f"- `{item['source']}`: {item['fraction'] * 100:.3g}% of the lines" in report.stdout
 
 
 def test_cache_hits_send_no_request(
@@ -159,6 +166,24 @@ def test_an_action_reuses_the_pages_of_an_earlier_run(
     assert len(api.requests) == sent
 
 
+def test_a_workflow_run_reuses_the_pages_unless_told_not_to(
+    incident: dict[str, Any], api: FakeLoggingServer
+) -> None:
+    command = (
+        "run", "verify-training-stall", "--project", PROJECT, "--param",
+        f"workload={WORKLOAD}", *incident["window"], "--format", "json",
+    )  # fmt: skip
+    first = run_cli(*command)
+    assert first.code in (0, 1), first.stderr
+    sent = len(api.requests)
+    assert sent > 0
+    again = run_cli(*command)
+    assert again.json()["steps"] == first.json()["steps"]
+    assert len(api.requests) == sent  # every page came from the cache
+    run_cli(*command, "--no-cache")
+    assert len(api.requests) == 2 * sent  # the same requests, asked of Cloud Logging again
+
+
 def test_a_budget_that_runs_out_reads_the_platform_and_names_the_rerun(
     incident: dict[str, Any], api: FakeLoggingServer
 ) -> None:
@@ -179,6 +204,46 @@ def test_a_budget_that_runs_out_reads_the_platform_and_names_the_rerun(
     assert summary(completed) == summary(incident["offline"].json())
     # The pages the first run fetched came from the cache: the rerun paid only for the rest.
     assert len(api.requests) - sent < int(command[command.index("--max-log-calls") + 1])
+
+
+class SharedClock:
+    """The quota bucket's clock and sleep, faked, recording when each request was let through."""
+
+    def __init__(self) -> None:
+        self.now = 1_000_000.0
+        self.slept: list[float] = []
+        self.sent: list[float] = []
+
+    def __call__(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.slept.append(seconds)
+        self.now += seconds
+
+
+def test_consecutive_commands_stay_under_the_quota_together(
+    incident: dict[str, Any], api: FakeLoggingServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mlwiki.logs import cloud, pacing
+
+    clock = SharedClock()
+
+    class Bucket(pacing.QuotaBucket):
+        def take(self) -> None:
+            super().take()
+            clock.sent.append(clock.now)
+
+    monkeypatch.setattr(
+        cloud, "QuotaBucket", lambda project: Bucket(project, clock=clock, sleep=clock.sleep)
+    )
+    for _ in range(3):  # three commands back to back, each a fresh process' bucket
+        online(incident, "--no-cache")
+    limit = pacing.tokens_per_minute()
+    assert len(clock.sent) == len(api.requests) > limit  # more than a minute's worth in all
+    assert clock.slept, "the third command had to wait for the tokens the first two spent"
+    for instant in clock.sent:  # no rolling minute ever held more than the bucket's share
+        assert sum(instant - 60 < t <= instant for t in clock.sent) <= limit
 
 
 def no_sleep(sleeps: list[float]) -> RetryPolicy:
