@@ -38,6 +38,18 @@ def run_cli(*argv: str) -> CliResult:
     return CliResult(code, out.getvalue(), err.getvalue())
 
 
+def troubleshoot_full(*argv: str) -> CliResult:
+    """`mlwiki troubleshoot ARGV… --out FILE`: its stdout is the full findings of FILE (stdout
+    itself shows an agent-sized view), the Markdown report of FILE.md in stderr's place."""
+    with tempfile.TemporaryDirectory() as folder:
+        out = Path(folder) / "findings.json"
+        result = run_cli("troubleshoot", *argv, "--out", str(out))
+        if result.code != 0:
+            return result
+        report = out.with_suffix(".md").read_text()
+        return CliResult(result.code, out.read_text(), report)
+
+
 def match_all(*argv: str) -> list[dict[str, Any]]:
     """Every row `mlwiki match ARGV` finds: its `--out` file (stdout shows the first few)."""
     with tempfile.TemporaryDirectory() as folder:

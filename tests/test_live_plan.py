@@ -25,7 +25,7 @@ from mlwiki.logs.local import DESCENDING, LocalLogging
 from mlwiki.logs.plan import MAX_FILTER_CHARS, TextTarget, pack_text_filters, wrapped
 from mlwiki.logs.session import LogSession
 from mlwiki.timewindow import resolve_window
-from tests.conftest import CliResult, run_cli
+from tests.conftest import CliResult, run_cli, troubleshoot_full
 from tests.fakes.big_incident import make_bundle
 from tests.fakes.logging_server import FakeLoggingServer, serve_logging
 from tests.scenarios import PROJECT
@@ -45,9 +45,7 @@ def incident(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     info = make_bundle(bundle, 6_000, slices=2, hosts=4, workload=WORKLOAD)
     entries = [json.loads(line) for line in bundle.read_text().splitlines()]
     window = ["--start", info["start"], "--end", info["end"]]
-    offline = run_cli(
-        "troubleshoot", WORKLOAD, "--bundle", str(bundle), *window, "--format", "json"
-    )
+    offline = troubleshoot_full(WORKLOAD, "--bundle", str(bundle), *window, "--format", "json")
     assert offline.code == 0, offline.stderr
     return {**info, "bundle": bundle, "entries": entries, "window": window, "offline": offline}
 
@@ -73,10 +71,9 @@ def summary(findings: dict[str, Any]) -> dict[str, Any]:
 
 
 def online(incident: dict[str, Any], *flags: str) -> CliResult:
-    result = run_cli(
-        "troubleshoot", WORKLOAD, "--project", PROJECT, *incident["window"], *flags,
-        "--format", "json",
-    )  # fmt: skip
+    result = troubleshoot_full(
+        WORKLOAD, "--project", PROJECT, *incident["window"], *flags, "--format", "json"
+    )
     assert result.code == 0, result.stderr
     return result
 
@@ -111,9 +108,9 @@ def test_the_bundle_read_as_live_gives_the_online_findings(
     incident: dict[str, Any], api: FakeLoggingServer
 ) -> None:
     live = online(incident).json()
-    as_live = run_cli(
-        "troubleshoot", WORKLOAD, "--bundle", str(incident["bundle"]), *incident["window"],
-        "--as-live", "--format", "json",
+    as_live = troubleshoot_full(
+        WORKLOAD, "--bundle", str(incident["bundle"]), *incident["window"], "--as-live",
+        "--format", "json",
     )  # fmt: skip
     assert as_live.code == 0, as_live.stderr
     replay = as_live.json()
@@ -197,7 +194,7 @@ def test_a_budget_that_runs_out_reads_the_platform_and_names_the_rerun(
     assert command[:3] == ["mlwiki", "troubleshoot", WORKLOAD]
     assert command[command.index("--max-log-calls") + 1].isdigit()
     sent = len(api.requests)
-    rerun = run_cli(*command[1:], "--format", "json")
+    rerun = troubleshoot_full(*command[2:], "--format", "json")
     assert rerun.code == 0, rerun.stderr
     completed = rerun.json()
     assert completed["data"]["partial"] is False

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import REPO_ROOT, run_cli
+from tests.conftest import REPO_ROOT, troubleshoot_full
 
 TESTS = REPO_ROOT / "tests"
 FIRST_OF_EACH_SET = sorted(
@@ -57,9 +57,9 @@ def summary(findings: dict[str, Any]) -> dict[str, Any]:
 )
 def test_a_small_incident_costs_few_requests_and_reads_like_offline(folder: Path) -> None:
     workload = json.loads((folder / "expected.json").read_text())["workload"]
-    command = ("troubleshoot", workload, "--bundle", str(folder), "--format", "json")
-    offline = run_cli(*command)
-    live = run_cli(*command, "--as-live")
+    command = (workload, "--bundle", str(folder), "--format", "json")
+    offline = troubleshoot_full(*command)
+    live = troubleshoot_full(*command, "--as-live")
     assert offline.code == 0 and live.code == 0, offline.stderr + live.stderr
     findings = live.json()
     collection = findings["data"]["collection"]
