@@ -58,20 +58,23 @@ def troubleshoot(
     args: list[str], env: dict[str, str], code_root: Path
 ) -> tuple[dict[str, Any], float]:
     command = [sys.executable, "-m", "mlwiki", "--wiki", str(code_root / "_wiki")]
-    started = time.perf_counter()
-    cpu = _children_cpu()
-    out = subprocess.run(
-        [*command, "troubleshoot", WORKLOAD, *args, "--format", "json"],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=code_root,
-        check=False,
-    )
-    wall = time.perf_counter() - started
-    if out.returncode != 0:
-        raise SystemExit(f"troubleshoot failed ({code_root}):\n{out.stderr[-3000:]}")
-    findings = json.loads(out.stdout)
+    with tempfile.TemporaryDirectory() as folder:
+        # The full findings (stdout is an agent-sized view; an older baseline prints them whole).
+        full = Path(folder) / "findings.json"
+        started = time.perf_counter()
+        cpu = _children_cpu()
+        out = subprocess.run(
+            [*command, "troubleshoot", WORKLOAD, *args, "--format", "json", "--out", str(full)],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=code_root,
+            check=False,
+        )
+        wall = time.perf_counter() - started
+        if out.returncode != 0:
+            raise SystemExit(f"troubleshoot failed ({code_root}):\n{out.stderr[-3000:]}")
+        findings = json.loads(full.read_text() if full.exists() else out.stdout)
     findings["_cpu"] = _children_cpu() - cpu
     return findings, wall
 
