@@ -3,7 +3,10 @@
 Both paths end in the same `EntryStore` (deduplicated, synthetic insertIds for entries without
 one), so a bundle is diagnosed exactly like the same entries served by Cloud Logging, and the
 verification workflows query the very entries the diagnosis matched. For a bundle the store is
-filled during the diagnosis' single pass (each new entry is stored and matched as it is read).
+filled during the diagnosis' single pass (each new entry is stored, as an offset into its file,
+and matched as it is read). The pass reads `EntryFacts` (`mlwiki.logs.entry`): `facts_of(entry)`
+makes them from a LogEntry dict (e.g. from a page of Cloud Logging), `EntryStore.facts()` from
+stored entries, `mlwiki.logs.bundle.iter_facts` from a bundle's raw bytes.
 """
 
 from __future__ import annotations
@@ -13,17 +16,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
-from mlwiki.diagnose.clock import epoch
-from mlwiki.logs.bundle import iter_bundle
+from mlwiki.logs.bundle import iter_facts
+from mlwiki.logs.entry import EntryFacts
 from mlwiki.logs.store import EntryStore
 from mlwiki.timewindow import Window
 
 
 @dataclass
 class Collection:
-    """The run's entries (as a one-pass iterator) and the store they end up in."""
+    """The run's entries (their facts, as a one-pass iterator) and the store they end up in."""
 
-    entries: Iterator[dict[str, Any]]
+    entries: Iterator[EntryFacts]
     store: EntryStore
     sources: list[str]
     window: Optional[tuple[float, float]]
@@ -46,9 +49,9 @@ def from_bundle(path: Path | str, window: Optional[Window] = None) -> Collection
 
     outside: list[float] = []  # [count, first, last] of entries outside the window
 
-    def entries() -> Iterator[dict[str, Any]]:
-        for entry in iter_bundle(path):
-            when = epoch(entry["timestamp"])
+    def entries() -> Iterator[EntryFacts]:
+        for facts in iter_facts(path, store):
+            when = facts.time
             if bounds is not None and not bounds[0] <= when <= bounds[1]:
                 if outside:
                     outside[0] += 1
@@ -56,8 +59,8 @@ def from_bundle(path: Path | str, window: Optional[Window] = None) -> Collection
                 else:
                     outside.extend([1, when, when])
                 continue
-            if store.add(entry):
-                yield entry
+            if store.add_facts(facts):
+                yield facts
 
     from mlwiki.metrics.source import BundleMetrics
 
@@ -107,7 +110,7 @@ def from_cloud(
     )
     report = session.report
     return Collection(
-        session.entries(),
+        session.store.facts(),
         session.store,
         list(report.sources),
         _window_bounds(window),
