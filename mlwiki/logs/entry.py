@@ -200,8 +200,10 @@ def field_value(entry: dict[str, Any], parts: list[str]) -> tuple[bool, Any]:
     that entry."""
     value: Any = entry
     for part in parts:
+        if value is None:
+            return True, None  # a missing object on the way: the field is missing
         if type(value) is not dict:
-            return False, get_field(entry, parts) if value is not None else None
+            return False, get_field(entry, parts)
         value = value.get(part)
     return value is None or (type(value) is str and bool(value)), value
 
