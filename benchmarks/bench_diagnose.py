@@ -12,7 +12,9 @@ Three incidents, each a 256-host JobSet (64 slices × 4 hosts) written as one JS
 Each measurement runs in its own subprocess so that peaks are separate (ru_maxrss), and the
 baseline (`json.load`) is measured in the same run, before each diagnosis, so the ratios hold
 on a loaded machine; besides wall time, the CPU time of each process is compared (`cpu ×`),
-which other processes on a shared machine disturb less. With `--repeat K` every pair is measured K times and the spread is shown.
+which other processes on a shared machine disturb less. With `--repeat K` every pair is measured
+K times and the spread is shown (median, then min–max). With three or more quiet sizes a
+least-squares line through the medians gives each side's fixed cost and cost per 100k entries.
 
 Usage: `python benchmarks/bench_diagnose.py [--repeat K] [quiet N … | noisy | growth]`
 (default: noisy, quiet 100000 and the growth series 25000 50000 100000 200000 400000).
@@ -107,7 +109,8 @@ def _spread(values: list[float]) -> str:
     return f"{middle:.2f} ({min(values):.2f}–{max(values):.2f})"
 
 
-def bench(kind: str, size: int, folder: Path, repeat: int) -> None:
+def bench(kind: str, size: int, folder: Path, repeat: int) -> tuple[int, float, float]:
+    """Prints one row; returns (entries, median json.load s, median diagnosis s)."""
     bundle = Path(folder) / f"{kind}-{size}.json"
     # Generated in a child process: a child's ru_maxrss starts from its parent's peak.
     made = subprocess.run(
@@ -134,6 +137,17 @@ def bench(kind: str, size: int, folder: Path, repeat: int) -> None:
         flush=True,
     )
     bundle.unlink()
+    return count, statistics.median(loads), statistics.median(diags)
+
+
+def fit(points: list[tuple[int, float]]) -> tuple[float, float]:
+    """Least-squares line through (entries, seconds): (fixed seconds, seconds per 100k)."""
+    xs, ys = [float(x) for x, _ in points], [y for _, y in points]
+    mean_x, mean_y = statistics.fmean(xs), statistics.fmean(ys)
+    slope = sum((x - mean_x) * (y - mean_y) for x, y in zip(xs, ys)) / sum(
+        (x - mean_x) ** 2 for x in xs
+    )
+    return mean_y - slope * mean_x, slope * 100_000
 
 
 def main(argv: list[str]) -> None:
@@ -157,9 +171,16 @@ def main(argv: list[str]) -> None:
         f"{'bundle':>6} {'entries':>8} {'MB':>7} {'json.load s':>18} {'diagnose s':>20} "
         f"{'time ×':>20} {'cpu ×':>20} {'peak/file':>18}"
     )
+    quiet: list[tuple[int, float, float]] = []
     with tempfile.TemporaryDirectory() as folder:
         for kind, size in plan:
-            bench(kind, size, Path(folder), repeat)
+            row = bench(kind, size, Path(folder), repeat)
+            if kind == "quiet":
+                quiet.append(row)
+    if len({count for count, _, _ in quiet}) >= 3:  # growth: is it a line, and what is fixed?
+        for name, column in (("json.load", 1), ("diagnose", 2)):
+            fixed, per = fit([(row[0], row[column]) for row in quiet])
+            print(f"growth fit {name:>9}: {fixed:+.2f} s fixed, {per:.2f} s per 100k entries")
 
 
 if __name__ == "__main__":
