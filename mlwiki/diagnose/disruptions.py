@@ -36,6 +36,11 @@ the infrastructure reported on one of the workload's nodes while the workload we
 maintenance or preemption *notice*: nothing broke yet) is joined by the next seed on that node
 within `ANNOUNCE_LEAD`, with no new pod in between — the notice and the interruption it announced
 are one disruption.
+
+`ending_disruption` says which disruption ended the run: the last one, when after it the run
+neither completed nor made progress again (no step line, no new pod — with no step line known, no
+container output) before its logs end: its Job(Set) failed, it reached max restarts, or nothing
+was running any more. That disruption's cause is the run's headline (`findings`).
 """
 
 from __future__ import annotations
@@ -45,7 +50,7 @@ from typing import Optional
 
 from mlwiki.diagnose.instants import Instants
 from mlwiki.diagnose.match import CASCADE, CONSEQUENCE, ROOT, SYMPTOM, Hit, Scan, insert_id_of
-from mlwiki.diagnose.topology import Topology
+from mlwiki.diagnose.topology import ACTIVITY_BUCKET, Topology
 from mlwiki.wiki import Symptom
 
 GRACE = 60.0  # seconds a pod must keep logging after a match to count as still alive
@@ -263,6 +268,28 @@ def find_disruptions(
         disruption.window_start = max(previous_end, disruption.start - LOOKBACK)
         previous_end = disruption.end
     return [group.disruption for group in groups]
+
+
+def ending_disruption(disruptions: list[Disruption], topology: Topology) -> Optional[Disruption]:
+    """The disruption that ended the run, or None when the run did not end in failure: the last
+    disruption, unless the workload completed successfully after it or made progress again (a
+    new pod, a step line — or, with no step line known, container output — after `GRACE`)
+    before its logs end."""
+    if not disruptions:
+        return None
+    last = disruptions[-1]
+    if topology.progress.finished_at > last.end or topology.restarted_between(
+        last.end, topology.last
+    ):
+        return None
+    after, until = last.end + GRACE, topology.last + 2 * ACTIVITY_BUCKET
+    line = topology.progress.step_line()
+    went_on = (
+        line.lines_between(after, until)
+        if line is not None
+        else topology.progressed_between(after, until)
+    )
+    return None if went_on else last
 
 
 def _interruption(hit: Hit, symptoms: dict[str, Symptom]) -> bool:
