@@ -11,7 +11,10 @@ Three incidents, each a 256-host JobSet (64 slices × 4 hosts) written as one JS
   one host.
 Each measurement runs in its own subprocess so that peaks are separate (ru_maxrss), and the
 baseline (`json.load`) is measured in the same run, before each diagnosis, so the ratios hold
-on a loaded machine. With `--repeat K` every pair is measured K times and the spread is shown.
+on a loaded machine; besides wall time, the CPU time of each process is compared (`cpu ×`),
+which other processes on a shared machine disturb less. With `--repeat K` every pair is measured
+K times and the spread is shown (median, then min–max). With three or more quiet sizes a
+least-squares line through the medians gives each side's fixed cost and cost per 100k entries.
 
 Usage: `python benchmarks/bench_diagnose.py [--repeat K] [quiet N … | noisy | growth]`
 (default: noisy, quiet 100000 and the growth series 25000 50000 100000 200000 400000).
@@ -34,10 +37,10 @@ from tests.scenarios import Run, loud_hbm_oom  # noqa: E402
 WORKLOAD = "bench-run"
 MEASURE = """
 import resource, sys, time
-start = time.perf_counter()
+start, cpu = time.perf_counter(), time.process_time()
 {body}
-elapsed = time.perf_counter() - start
-print(elapsed, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)
+elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
+print(elapsed, cpu, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)
 """
 LOAD = "import json\njson.load(open(sys.argv[1]))"
 DIAGNOSE = (
@@ -89,13 +92,14 @@ def make_noisy(path: Path, entries: int = 60_000) -> tuple[str, str]:
     return "hbm-oom-runtime", culprit.node
 
 
-def measure(body: str, *args: str) -> tuple[float, int]:
+def measure(body: str, *args: str) -> tuple[float, float, int]:
+    """(wall seconds, CPU seconds, peak RSS bytes) of `body` in a fresh interpreter."""
     command = [sys.executable, "-c", MEASURE.format(body=body), *args]
     out = subprocess.run(command, capture_output=True, text=True, cwd=REPO, check=False)
     if out.returncode:
         raise SystemExit(f"measurement failed:\n{out.stderr}")
     fields = out.stdout.split()
-    return float(fields[-2]), int(fields[-1])
+    return float(fields[-3]), float(fields[-2]), int(fields[-1])
 
 
 def _spread(values: list[float]) -> str:
@@ -105,7 +109,8 @@ def _spread(values: list[float]) -> str:
     return f"{middle:.2f} ({min(values):.2f}–{max(values):.2f})"
 
 
-def bench(kind: str, size: int, folder: Path, repeat: int) -> None:
+def bench(kind: str, size: int, folder: Path, repeat: int) -> tuple[int, float, float]:
+    """Prints one row; returns (entries, median json.load s, median diagnosis s)."""
     bundle = Path(folder) / f"{kind}-{size}.json"
     # Generated in a child process: a child's ru_maxrss starts from its parent's peak.
     made = subprocess.run(
@@ -117,20 +122,32 @@ def bench(kind: str, size: int, folder: Path, repeat: int) -> None:
     symptom, host = made.stdout.split()
     count = len(json.loads(bundle.read_bytes()))
     megabytes = bundle.stat().st_size / 1e6
-    loads, diags, ratios, memory = [], [], [], []
+    loads, diags, ratios, cpu_ratios, memory = [], [], [], [], []
     for _ in range(repeat):
-        load_s, _load_mem = measure(LOAD, str(bundle))
-        diag_s, diag_mem = measure(DIAGNOSE, str(bundle), symptom, host)
+        load_s, load_cpu, _load_mem = measure(LOAD, str(bundle))
+        diag_s, diag_cpu, diag_mem = measure(DIAGNOSE, str(bundle), symptom, host)
         loads.append(load_s)
         diags.append(diag_s)
         ratios.append(diag_s / load_s)
+        cpu_ratios.append(diag_cpu / load_cpu)
         memory.append(diag_mem / 1e6 / megabytes)
     print(
         f"{kind:>6} {count:>8} {megabytes:>7.1f} {_spread(loads):>18} {_spread(diags):>20} "
-        f"{_spread(ratios):>20} {_spread(memory):>18}",
+        f"{_spread(ratios):>20} {_spread(cpu_ratios):>20} {_spread(memory):>18}",
         flush=True,
     )
     bundle.unlink()
+    return count, statistics.median(loads), statistics.median(diags)
+
+
+def fit(points: list[tuple[int, float]]) -> tuple[float, float]:
+    """Least-squares line through (entries, seconds): (fixed seconds, seconds per 100k)."""
+    xs, ys = [float(x) for x, _ in points], [y for _, y in points]
+    mean_x, mean_y = statistics.fmean(xs), statistics.fmean(ys)
+    slope = sum((x - mean_x) * (y - mean_y) for x, y in zip(xs, ys)) / sum(
+        (x - mean_x) ** 2 for x in xs
+    )
+    return mean_y - slope * mean_x, slope * 100_000
 
 
 def main(argv: list[str]) -> None:
@@ -152,11 +169,18 @@ def main(argv: list[str]) -> None:
             raise SystemExit(f"unknown benchmark {word!r} (noisy, quiet N…, growth)")
     print(
         f"{'bundle':>6} {'entries':>8} {'MB':>7} {'json.load s':>18} {'diagnose s':>20} "
-        f"{'time ×':>20} {'peak/file':>18}"
+        f"{'time ×':>20} {'cpu ×':>20} {'peak/file':>18}"
     )
+    quiet: list[tuple[int, float, float]] = []
     with tempfile.TemporaryDirectory() as folder:
         for kind, size in plan:
-            bench(kind, size, Path(folder), repeat)
+            row = bench(kind, size, Path(folder), repeat)
+            if kind == "quiet":
+                quiet.append(row)
+    if len({count for count, _, _ in quiet}) >= 3:  # growth: is it a line, and what is fixed?
+        for name, column in (("json.load", 1), ("diagnose", 2)):
+            fixed, per = fit([(row[0], row[column]) for row in quiet])
+            print(f"growth fit {name:>9}: {fixed:+.2f} s fixed, {per:.2f} s per 100k entries")
 
 
 if __name__ == "__main__":

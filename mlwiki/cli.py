@@ -5,30 +5,18 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Optional
 
 from mlwiki import __version__
+from mlwiki.commands import SUMMARIES
 from mlwiki.errors import MlwikiError
 
-# Command name -> module under mlwiki.commands; each module has `register(subparsers)`,
-# which adds its parser and sets `handler` (args -> exit code).
-COMMANDS = {
-    "lint": "lint",
-    "index": "index",
-    "troubleshoot": "troubleshoot",
-    "match": "match",
-    "run": "run",
-    "action": "action",
-    "verify": "verify",
-    "handoff": "handoff",
-    "dashboard": "dashboard",
-    "eval": "eval",
-    "snapshot": "snapshot",
-    "metrics": "metrics",
-    "doctor": "doctor",
-    "mcp": "mcp",
-}
+# Each command is the module of its name under mlwiki.commands, with `register(subparsers)`,
+# which adds its parser and sets `handler` (args -> exit code). A run imports only the module of
+# the command it runs: `mlwiki --help` and `mlwiki lint` do not pay for the diagnosis, the
+# dashboard or the Cloud clients.
+COMMANDS = tuple(SUMMARIES)
 
 
 WIKI_HELP = (
@@ -37,7 +25,9 @@ WIKI_HELP = (
 )
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(commands: Optional[Iterable[str]] = None) -> argparse.ArgumentParser:
+    """The whole command line; with `commands`, only those commands' own parsers are built (and
+    their modules imported) and every other command is listed by its one-line summary."""
     # No option abbreviations anywhere: `--appr` must never mean `--approve`.
     parser = argparse.ArgumentParser(
         prog="mlwiki",
@@ -55,8 +45,12 @@ def build_parser() -> argparse.ArgumentParser:
         help=WIKI_HELP,
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module_name in COMMANDS.values():
-        importlib.import_module(f"mlwiki.commands.{module_name}").register(subparsers)
+    built = set(COMMANDS if commands is None else commands)
+    for name in COMMANDS:
+        if name in built:
+            importlib.import_module(f"mlwiki.commands.{name}").register(subparsers)
+        else:
+            subparsers.add_parser(name, help=SUMMARIES[name])
     # `mlwiki lint --wiki DIR` works too; SUPPRESS keeps a --wiki given before the command.
     for command_parser in subparsers.choices.values():
         command_parser.allow_abbrev = False
@@ -66,8 +60,21 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def command_of(argv: Sequence[str]) -> Optional[str]:
+    """The command `argv` names: its first word that is not an option (nor --wiki's value)."""
+    words = iter(argv)
+    for word in words:
+        if word == "--wiki":
+            next(words, None)
+        elif not word.startswith("-"):
+            return word if word in COMMANDS else None
+    return None
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    command = command_of(argv)
+    parser = build_parser([command] if command else [])
     args = parser.parse_args(argv)
     if not getattr(args, "handler", None):
         parser.print_help()

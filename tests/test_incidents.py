@@ -89,10 +89,12 @@ def test_labels_are_well_formed_and_grounded_in_the_bundle(folder: Path) -> None
     assert (expected["root_cause"] is None) == (expected["status"] != "diagnosed")
     if expected["root_cause"]:
         assert symptoms[expected["root_cause"]].role == "root"
-        assert expected["failures"][0]["symptom"] == expected["root_cause"]
+        # the headline: one disruption's root cause (DESIGN.md, findings)
+        assert expected["root_cause"] in [f["symptom"] for f in expected["failures"]]
     for failure in expected["failures"]:
-        assert failure["kind"] in KINDS and failure["symptom"] in symptoms
-        assert failure["host"] is None or failure["host"] in expected["culprit_hosts"]
+        assert failure["kind"] in KINDS
+        assert failure["symptom"] is None or failure["symptom"] in symptoms
+        assert failure["host"] is None or f'"{failure["host"]}"' in text
     for host in expected["culprit_hosts"]:
         assert f'"{host}"' in text, f"culprit {host} never appears in the bundle"
     assert stamps == sorted(stamps, key=_instant, reverse=True), "bundle must be newest first"

@@ -51,7 +51,8 @@ def test_labels_are_consistent_with_their_bundle(folder: Path) -> None:
     text = json.dumps(entries)
     assert f'"{expected["workload"]}' in text
     failure_hosts = {f["host"] for f in expected["failures"] if f["host"]}
-    assert set(expected["culprit_hosts"]) == failure_hosts or expected["status"] == "inconclusive"
+    # culprits are the headline disruption's (DESIGN.md, findings): hosts of its rows
+    assert set(expected["culprit_hosts"]) <= failure_hosts or expected["status"] == "inconclusive"
     for host in expected["culprit_hosts"]:
         assert host in text, f"culprit {host} never appears in the bundle"
     if expected["status"] == "no_failure":

@@ -61,7 +61,7 @@ def test_labels_are_well_formed() -> None:
         assert data["why"], expected
         assert (data["root_cause"] is None) == (data["status"] != "diagnosed"), expected
         hosts = {f["host"] for f in data["failures"] if f["host"]}
-        assert hosts == set(data["culprit_hosts"]), expected
+        assert set(data["culprit_hosts"]) <= hosts, expected  # the headline's hosts
 
 
 def test_generator_reproduces_the_bundles(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -263,6 +263,27 @@ CASES = [
         "actions/kubectl-get-node.json",
         _action("kubectl-get-node", lambda d: d["command"].__setitem__(0, "/usr/bin/kubectl")),
     ),
+    Case(
+        "E420",
+        "actions/find-demo-failure.json",
+        _action(
+            "find-demo-failure",
+            lambda d: d.update(
+                filter=d["filter"]
+                + ' AND labels."compute.googleapis.com/resource_name"="{{ workload }}"'
+            ),
+        ),
+    ),
+    Case(
+        "E420",
+        "actions/demo-duty-cycle.json",
+        _action(
+            "demo-duty-cycle",
+            lambda d: d.update(
+                filter=d["filter"] + ' AND resource.labels.pod_name="x-{{workload}}"'
+            ),
+        ),
+    ),
     Case("W501", "actions/cordon-node.json", _action("cordon-node", lambda d: d.pop("risk"))),
     Case("E601", SYMPTOM, lambda w: w.write(SYMPTOM, symptom_page(pattern="(?<=x)demo failure"))),
     Case(

@@ -6,6 +6,7 @@ import argparse
 import sys
 from typing import Any
 
+from mlwiki.commands import SUMMARIES
 from mlwiki.errors import EXIT_FINDING, EXIT_OK, ApprovalRequired, BadInput
 from mlwiki.output import add_output_options
 
@@ -15,7 +16,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     parser = subparsers.add_parser(
         "action",
-        help="run one action (a log query, metric query, kubectl or gcloud step)",
+        help=SUMMARIES["action"],
         description=(
             "Run one action of the wiki (_wiki/actions/ID.json). A log query prints "
             '{"entries": [...], "count": N, "partial": false, ...}; a metric query (Cloud '

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from mlwiki.commands import SUMMARIES
 from mlwiki.errors import BadInput
 
 if TYPE_CHECKING:
@@ -16,7 +17,7 @@ if TYPE_CHECKING:
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "dashboard",
-        help="local GKE Capacity & Triage web app (127.0.0.1 only, read-only)",
+        help=SUMMARIES["dashboard"],
         description=(
             "Serve the GKE Capacity & Triage dashboard on 127.0.0.1: TPU capacity per accelerator and "
             "topology, node pools as slices, TPU workloads with restarts and last failure, warning "

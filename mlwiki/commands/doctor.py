@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import argparse
 
+from mlwiki.commands import SUMMARIES
 from mlwiki.output import emit_json
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "doctor",
-        help="check prerequisites: gcloud, kubectl, auth plugin, credentials, roles",
+        help=SUMMARIES["doctor"],
         description=(
             "Check Python, gcloud, kubectl, gke-gcloud-auth-plugin, application default credentials, "
             "the read roles on --project (Logs, Kubernetes Engine, Compute, Monitoring Viewer) and, "

@@ -5,13 +5,14 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from mlwiki.commands import SUMMARIES
 from mlwiki.errors import EXIT_FINDING, EXIT_OK, BadInput
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "eval",
-        help="score the diagnosis on labelled scenarios",
+        help=SUMMARIES["eval"],
         description=(
             "Run the diagnosis on every folder under DIR holding expected.json (workload, status, "
             "root_cause, culprit_hosts, failures[kind, symptom, host]) and a bundle; print the "

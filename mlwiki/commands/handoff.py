@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any, Optional
 
+from mlwiki.commands import SUMMARIES
 from mlwiki.errors import BadInput
 
 DEFAULT_INTERVAL = 10.0
@@ -18,7 +19,7 @@ DEFAULT_MAX_INTERVAL = 300.0
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "handoff",
-        help="package findings into a Cloud Storage bucket for Customer Care; watch for replies",
+        help=SUMMARIES["handoff"],
         description=(
             "Redact and upload findings.json, report.md, evidence.jsonl (every cited log entry in "
             "full), metadata.json, README.md and manifest.json (last) to gs://BUCKET/STORAGE_KEY/, "

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from mlwiki.commands import SUMMARIES
 from mlwiki.errors import EXIT_FINDING, EXIT_OK
 from mlwiki.output import emit_json
 
@@ -12,7 +13,7 @@ from mlwiki.output import emit_json
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "index",
-        help="regenerate _wiki/INDEX.md (--check: fail if it is stale)",
+        help=SUMMARIES["index"],
         description=(
             "Regenerate _wiki/INDEX.md, the catalogue of every page, action and workflow with "
             "its one-line summary. With --check, change nothing: exit 1 and print the "

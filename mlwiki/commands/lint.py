@@ -6,13 +6,14 @@ import argparse
 import sys
 from pathlib import Path
 
+from mlwiki.commands import SUMMARIES
 from mlwiki.errors import EXIT_FINDING, EXIT_OK, BadInput
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "lint",
-        help="lint the wiki (same as python3 _wiki/wiki_linter.py)",
+        help=SUMMARIES["lint"],
         description=(
             "Lint the wiki: structure, frontmatter and JSON schemas, links and anchors, references "
             "between pages, actions and workflows, command safety, signatures, INDEX.md, "

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from mlwiki.commands import SUMMARIES
 from mlwiki.errors import BadInput
 from mlwiki.output import add_output_options
 
@@ -16,7 +17,7 @@ ROWS = 25  # rows shown by default: about 15,000 characters of JSON
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "match",
-        help="match every log entry against every symptom signature",
+        help=SUMMARIES["match"],
         description=(
             "Read log entries (an offline bundle) once and print every entry × symptom match: "
             "insertId, timestamp, symptom, role, host, quote (plus pod, layer, captures). With "

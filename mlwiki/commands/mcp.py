@@ -6,6 +6,7 @@ import argparse
 import platform
 import sys
 
+from mlwiki.commands import SUMMARIES
 from mlwiki.errors import EXIT_OK, BadInput
 
 MIN_PYTHON = (3, 10)  # what the `mcp` package needs
@@ -14,7 +15,7 @@ MIN_PYTHON = (3, 10)  # what the `mcp` package needs
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "mcp",
-        help="serve the engine to AI agents over MCP (stdio): read-only tools, wiki resources",
+        help=SUMMARIES["mcp"],
         description=(
             "Run an MCP server on stdin/stdout for any MCP-capable agent (.mcp.json starts it). "
             "Tools: search_wiki, read_page, list_symptoms, match_logs, troubleshoot, "

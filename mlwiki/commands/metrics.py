@@ -7,13 +7,14 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from mlwiki.commands import SUMMARIES
 from mlwiki.errors import EXIT_OK, BadInput
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "metrics",
-        help="read a workload's TPU duty cycle, HBM and host memory from Cloud Monitoring",
+        help=SUMMARIES["metrics"],
         description=(
             "Read WORKLOAD_ID's metrics with the wiki's metric actions (TPU duty cycle, "
             "TensorCore utilization, HBM used and total, container memory, and the memory of "

@@ -6,6 +6,7 @@ import argparse
 import sys
 from typing import Any
 
+from mlwiki.commands import SUMMARIES
 from mlwiki.errors import EXIT_NEEDS_APPROVAL, EXIT_OK
 from mlwiki.output import add_output_options
 
@@ -15,7 +16,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     parser = subparsers.add_parser(
         "run",
-        help="run one workflow (the diagnosis of one failure mode)",
+        help=SUMMARIES["run"],
         description=(
             "Run a workflow of the wiki (_wiki/workflows/ID.json): its steps in order, with "
             "their conditions, then the first conclusion that applies (confirmed, refuted or "

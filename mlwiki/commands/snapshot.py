@@ -5,13 +5,14 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from mlwiki.commands import SUMMARIES
 from mlwiki.errors import EXIT_OK
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "snapshot",
-        help="record cluster state as kubectl get -o json files",
+        help=SUMMARIES["snapshot"],
         description=(
             "Record the cluster's nodes, pods, JobSets and events into DIR as nodes.json, "
             "pods.json, jobsets.json and events.json — each exactly what `kubectl get KIND -A "

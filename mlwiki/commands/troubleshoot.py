@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from mlwiki.commands import SUMMARIES
 from mlwiki.errors import EXIT_OK, BadInput
 from mlwiki.output import add_output_options
 
@@ -18,7 +19,7 @@ MAX_ENTRIES = 100_000_000
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "troubleshoot",
-        help="diagnose a workload: root cause, culprit hosts, failure table, cited evidence",
+        help=SUMMARIES["troubleshoot"],
         description=(
             "Diagnose WORKLOAD_ID (a JobSet name) from an offline bundle or Cloud Logging: one "
             "pass of every symptom signature over the entries, cause vs cascade per disruption, "

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from mlwiki.commands import SUMMARIES
 from mlwiki.errors import EXIT_FINDING, EXIT_OK
 from mlwiki.output import add_output_options
 
@@ -12,7 +13,7 @@ from mlwiki.output import add_output_options
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "verify",
-        help="check that every conclusion of a findings file cites entries actually fetched",
+        help=SUMMARIES["verify"],
         description=(
             "Check FINDINGS (findings.json): valid against the schema; root cause, culprit hosts "
             "and failure rows each cite evidence ids that exist; every evidence item's insertId "

@@ -17,9 +17,10 @@ stopped) → `triage` (root cause vs cascade, culprit hosts; `explains`: which r
 another) → `findings` (schema-valid, every claim cited) → `report` (Markdown). `verify` checks
 findings against the entries they cite.
 
-With several disruptions, `root_cause` is the first disruption's (the first that has one) and
-`culprit_hosts` the union over all disruptions, each host with the evidence of its own
-disruption; the failure table has one row per disruption.
+With several disruptions, the headline (`root_cause`, `culprit_hosts`) is the disruption that
+ended the run when it ended in failure (Job/JobSet failed, max restarts reached, nothing ran after
+it), else the first that has a root cause; the failure table has one row per disruption, each
+with its own host (and no symptom when it has no root cause).
 """
 
 from __future__ import annotations

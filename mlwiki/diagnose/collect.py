@@ -3,7 +3,10 @@
 Both paths end in the same `EntryStore` (deduplicated, synthetic insertIds for entries without
 one), so a bundle is diagnosed exactly like the same entries served by Cloud Logging, and the
 verification workflows query the very entries the diagnosis matched. For a bundle the store is
-filled during the diagnosis' single pass (each new entry is stored and matched as it is read).
+filled during the diagnosis' single pass (each new entry is stored, as an offset into its file,
+and matched as it is read). The pass reads `EntryFacts` (`mlwiki.logs.entry`): `facts_of(entry)`
+makes them from a LogEntry dict (e.g. from a page of Cloud Logging), `EntryStore.facts()` from
+stored entries, `mlwiki.logs.bundle.iter_facts` from a bundle's raw bytes.
 
 Cloud Logging is read by the live plan (`mlwiki.logs.live`): whole when the job is small, its
 evidence pushed down into server-side filters when it is not. Then the collection can follow
@@ -22,8 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Optional
 
-from mlwiki.diagnose.clock import epoch
-from mlwiki.logs.bundle import iter_bundle
+from mlwiki.logs.bundle import iter_bundle, iter_facts
+from mlwiki.logs.entry import EntryFacts
 from mlwiki.logs.store import EntryStore
 from mlwiki.timewindow import Window
 
@@ -39,9 +42,9 @@ MAX_RECORD_WINDOWS = 20  # stretches of time around unnamed matches whose record
 
 @dataclass
 class Collection:
-    """The run's entries (as a one-pass iterator) and the store they end up in."""
+    """The run's entries (their facts, as a one-pass iterator) and the store they end up in."""
 
-    entries: Iterator[dict[str, Any]]
+    entries: Iterator[EntryFacts]
     store: EntryStore
     sources: list[str]
     window: Optional[tuple[float, float]]
@@ -62,7 +65,7 @@ class Collection:
         """The same collection to be read again from its store (after a follow-up added to it)."""
         report = self.session.report if self.session is not None else None
         return Collection(
-            self.store.entries(),
+            self.store.facts(),
             self.store,
             self.sources,
             self.window,
@@ -89,9 +92,9 @@ def from_bundle(path: Path | str, window: Optional[Window] = None) -> Collection
 
     outside: list[float] = []  # [count, first, last] of entries outside the window
 
-    def entries() -> Iterator[dict[str, Any]]:
-        for entry in iter_bundle(path):
-            when = epoch(entry["timestamp"])
+    def entries() -> Iterator[EntryFacts]:
+        for facts in iter_facts(path, store):
+            when = facts.time
             if bounds is not None and not bounds[0] <= when <= bounds[1]:
                 if outside:
                     outside[0] += 1
@@ -99,8 +102,8 @@ def from_bundle(path: Path | str, window: Optional[Window] = None) -> Collection
                 else:
                     outside.extend([1, when, when])
                 continue
-            if store.add(entry):
-                yield entry
+            if store.add_facts(facts):
+                yield facts
 
     from mlwiki.metrics.source import BundleMetrics
 
@@ -131,7 +134,7 @@ def _live_collection(session: Any, window: Window, sources: list[str]) -> Collec
     report = session.report
     live = session.live
     return Collection(
-        session.entries(),
+        session.store.facts(),
         session.store,
         sources,
         _window_bounds(window),

@@ -31,7 +31,16 @@ and a container its liveness probe restarts before its first step fails the same
 pod in a crash loop, whatever it reports next), or is the first consequence (Job failed,
 JobSet restarted) of a group that had none, with no progress in between (a lost node's pod is
 evicted, and its Job fails, minutes after the node went away) — and so does a seed from a newer restart
-attempt once the current group holds a consequence (the restart closed it).
+attempt once the current group holds a consequence (the restart closed it). An interruption
+the infrastructure reported on one of the workload's nodes while the workload went on there (a
+maintenance or preemption *notice*: nothing broke yet) is joined by the next seed on that node
+within `ANNOUNCE_LEAD`, with no new pod in between — the notice and the interruption it announced
+are one disruption.
+
+`ending_disruption` says which disruption ended the run: the last one, when after it the run
+neither completed nor made progress again (no step line, no new pod — with no step line known, no
+container output) before its logs end: its Job(Set) failed, it reached max restarts, or nothing
+was running any more. That disruption's cause is the run's headline (`findings`).
 """
 
 from __future__ import annotations
@@ -41,7 +50,7 @@ from typing import Optional
 
 from mlwiki.diagnose.instants import Instants
 from mlwiki.diagnose.match import CASCADE, CONSEQUENCE, ROOT, SYMPTOM, Hit, Scan, insert_id_of
-from mlwiki.diagnose.topology import Topology
+from mlwiki.diagnose.topology import ACTIVITY_BUCKET, Topology
 from mlwiki.wiki import Symptom
 
 GRACE = 60.0  # seconds a pod must keep logging after a match to count as still alive
@@ -56,6 +65,9 @@ STALL_SYMPTOM = "training-stall"
 KUBELET_RESTART_REASONS = frozenset({"Killing", "BackOff"})
 STALL_STEPS = 10  # step intervals without a step line …
 STALL_MIN = 600.0  # … and at least this many seconds, while the containers still log
+# Seconds an infrastructure notice may come before the interruption it announces (GKE gives TPU
+# and GPU nodes up to an hour of graceful termination ahead of maintenance).
+ANNOUNCE_LEAD = 3600.0
 
 
 @dataclass
@@ -244,6 +256,7 @@ def find_disruptions(
                 seed.time - current.disruption.end > GAP
                 and not current.persists(seed)
                 and not current.concludes(seed)
+                and not current.announced(seed)
             )
             or current.restart_closed(seed)
         ):
@@ -255,6 +268,35 @@ def find_disruptions(
         disruption.window_start = max(previous_end, disruption.start - LOOKBACK)
         previous_end = disruption.end
     return [group.disruption for group in groups]
+
+
+def ending_disruption(disruptions: list[Disruption], topology: Topology) -> Optional[Disruption]:
+    """The disruption that ended the run, or None when the run did not end in failure: the last
+    disruption, unless the workload completed successfully after it or made progress again (a
+    new pod, a step line — or, with no step line known, container output — after `GRACE`)
+    before its logs end."""
+    if not disruptions:
+        return None
+    last = disruptions[-1]
+    if topology.progress.finished_at > last.end or topology.restarted_between(
+        last.end, topology.last
+    ):
+        return None
+    after, until = last.end + GRACE, topology.last + 2 * ACTIVITY_BUCKET
+    line = topology.progress.step_line()
+    went_on = (
+        line.lines_between(after, until)
+        if line is not None
+        else topology.progressed_between(after, until)
+    )
+    return None if went_on else last
+
+
+def _interruption(hit: Hit, symptoms: dict[str, Symptom]) -> bool:
+    """A preemption or eviction the infrastructure reported (not a workload's text)."""
+    page = symptoms.get(hit.symptom)
+    kind = page.failure_kind if page is not None else None
+    return hit.role == ROOT and kind in INTERRUPTION_KINDS and is_infra(hit, symptoms)
 
 
 def condition(hit: Hit, symptoms: dict[str, Symptom]) -> tuple[Optional[str], ...]:
@@ -285,8 +327,19 @@ class _Group:
     has_consequence: bool = False
     newest_attempt: Optional[int] = None  # the newest restart attempt of its seeds' pods
     looping: set[str] = field(default_factory=set)  # pods a seed says restart in place
+    # The node of a group that is only a notice so far: interruptions the infrastructure reported
+    # on that one node while the workload went on there (see `announced`).
+    notice_host: Optional[str] = None
 
     def add(self, seed: Hit) -> None:
+        first = not self.disruption.seeds
+        notice = (
+            seed.host is not None
+            and _interruption(seed, self.symptoms)
+            and (pod_alive_after(seed, self.topology) or training_went_on(seed, self.topology))
+        )
+        same_node = first or seed.host == self.notice_host
+        self.notice_host = seed.host if notice and same_node else None
         self.disruption.add(seed)
         self.conditions.add(condition(seed, self.symptoms))
         self.has_consequence = self.has_consequence or seed.role == CONSEQUENCE
@@ -316,6 +369,17 @@ class _Group:
             seed.role == CONSEQUENCE
             and not self.has_consequence
             and not self.topology.progressed_between(self.disruption.end + GRACE, seed.time)
+        )
+
+    def announced(self, seed: Hit) -> bool:
+        """True when the group is a notice on one node (see `notice_host`) and `seed`, on that
+        node within `ANNOUNCE_LEAD` of it with no new pod in between, is the interruption it
+        announced: the workload going on after a notice is no recovery."""
+        return (
+            self.notice_host is not None
+            and seed.host == self.notice_host
+            and seed.time - self.disruption.end <= ANNOUNCE_LEAD
+            and not self.topology.restarted_between(self.disruption.end, seed.time)
         )
 
     def restart_closed(self, seed: Hit) -> bool:

@@ -1,9 +1,13 @@
 """Findings (`_wiki/schemas/findings.schema.json`) from the triaged disruptions.
 
 Every conclusion cites evidence ids; every evidence item quotes, verbatim, the entry it names.
-`root_cause` is the root cause of the first disruption that has one (the failure table holds the
-others); `culprit_hosts` is the union of the culprits of every disruption, each with its own
-evidence, so a run that broke twice names both hosts.
+The headline is one disruption: the one that ended the run when the run ended in failure
+(`disruptions.ending_disruption`: its Job(Set) failed, it reached max restarts, nothing ran
+after it), else the first that has a root cause. `root_cause` is the headline's root cause —
+none, and the status `inconclusive`, when the disruption that ended the run has none, whatever
+the run survived before — and `culprit_hosts` are the headline's culprits (for an unexplained
+headline, the hosts its lines point to). The failure table holds every disruption, each row with
+its own host; an unexplained row has no symptom (its cascade lines stay in its evidence).
 The findings are validated against the schema before anyone sees them.
 """
 
@@ -14,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from mlwiki.diagnose.clock import iso
-from mlwiki.diagnose.disruptions import Disruption
+from mlwiki.diagnose.disruptions import Disruption, ending_disruption
 from mlwiki.diagnose.match import Hit, Scan
 from mlwiki.errors import MlwikiError
 from mlwiki.schemas import FINDINGS, error_path, validator
@@ -79,8 +83,14 @@ def build_findings(
     evidence = Evidence()
     failures = [_failure(d, evidence) for d in disruptions]
     observations = _observations(wiki, scan, disruptions, evidence)
-    main = next((d for d in disruptions if d.diagnosed), None)
-    culprit_hosts = _culprit_hosts(disruptions, evidence)
+    ending = ending_disruption(disruptions, scan.topology)
+    headline = (
+        ending
+        or next((d for d in disruptions if d.diagnosed), None)
+        or next(iter(disruptions), None)
+    )
+    main = headline if headline is not None and headline.diagnosed else None
+    culprit_hosts = _culprit_hosts(headline, evidence)
     root_cause = None
     if main is not None and main.root is not None:
         page = wiki.symptoms.get(main.root.symptom)
@@ -108,7 +118,7 @@ def build_findings(
         "project": context.project,
         "window": {"start": iso(context.window[0]), "end": iso(context.window[1])},
         "status": status,
-        "summary": _summary(status, disruptions, main, context, missing),
+        "summary": _summary(status, disruptions, headline, ending, context, missing),
         "root_cause": root_cause,
         "culprit_hosts": culprit_hosts,
         "failures": failures,
@@ -131,22 +141,21 @@ def build_findings(
     return findings, evidence
 
 
-def _culprit_hosts(disruptions: list[Disruption], evidence: Evidence) -> list[dict[str, Any]]:
-    """The union of every disruption's culprits, in order; a host blamed twice keeps the
-    evidence of both disruptions (the pod and task of its first)."""
+def _culprit_hosts(headline: Optional[Disruption], evidence: Evidence) -> list[dict[str, Any]]:
+    """The headline disruption's culprits, in order, each with its evidence (the pod and task
+    of its first hits)."""
     by_host: dict[str, dict[str, Any]] = {}
-    for disruption in disruptions:
-        for culprit in disruption.culprits:
-            item = by_host.get(culprit.host)
-            if item is None:
-                item = by_host[culprit.host] = {"host": culprit.host, "evidence": []}
-                if culprit.pod:
-                    item["pod"] = culprit.pod
-                if culprit.task is not None:
-                    item["task"] = culprit.task
-            for evidence_id in evidence.cite_all(culprit.hits):
-                if evidence_id not in item["evidence"]:
-                    item["evidence"].append(evidence_id)
+    for culprit in headline.culprits if headline is not None else []:
+        item = by_host.get(culprit.host)
+        if item is None:
+            item = by_host[culprit.host] = {"host": culprit.host, "evidence": []}
+            if culprit.pod:
+                item["pod"] = culprit.pod
+            if culprit.task is not None:
+                item["task"] = culprit.task
+        for evidence_id in evidence.cite_all(culprit.hits):
+            if evidence_id not in item["evidence"]:
+                item["evidence"].append(evidence_id)
     return list(by_host.values())
 
 
@@ -178,7 +187,7 @@ def _failure(disruption: Disruption, evidence: Evidence) -> dict[str, Any]:
     return {
         "time": iso(disruption.time),
         "kind": disruption.kind,
-        "symptom": disruption.symptom,
+        "symptom": disruption.symptom if disruption.diagnosed else None,
         "host": host,
         "summary": summary,
         "evidence": evidence.cite_all(_unique(hits)),
@@ -217,7 +226,8 @@ def _root_summary(disruption: Disruption, title: str) -> str:
 def _summary(
     status: str,
     disruptions: list[Disruption],
-    main: Optional[Disruption],
+    headline: Optional[Disruption],
+    ending: Optional[Disruption],
     context: Context,
     missing: list[str],
 ) -> str:
@@ -231,13 +241,22 @@ def _summary(
             f"#{number} at {iso(disruption.time)} ({disruption.kind}): {verdict} "
             f"{disruption.symptom} on {where}."
         )
+    if len(disruptions) > 1 and ending is not None:
+        parts.append(f"#{len(disruptions)} ended the run.")
     if status == "inconclusive":
         gaps = list(context.reasons) + missing
         reasons = []
         if context.partial:
             reasons.append("the data is partial (" + "; ".join(gaps) + ").")
-        if main is None:
-            reasons.append("No root cause was found in the logs.")
+        if headline is not None and not headline.diagnosed:
+            if any(d.diagnosed for d in disruptions):  # what the run survived was explained
+                number = disruptions.index(headline) + 1
+                reasons.append(
+                    f"No root cause was found in the logs for #{number}, the disruption that "
+                    "ended the run."
+                )
+            else:
+                reasons.append("No root cause was found in the logs.")
         parts.append("Inconclusive: " + " ".join(reasons))
     return " ".join(part for part in parts if part)
 

@@ -10,16 +10,15 @@ from __future__ import annotations
 import bisect
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, Optional, Union
 
 import orjson
 
-from mlwiki.diagnose.clock import epoch
 from mlwiki.diagnose.progress import Progress
 from mlwiki.diagnose.signatures import SignatureSet
 from mlwiki.diagnose.topology import Topology
-from mlwiki.logs.entry import entry_host, entry_pod
-from mlwiki.logs.store import synthetic_insert_id
+from mlwiki.logs.entry import EntryFacts, facts_of, synthetic_insert_id
+from mlwiki.logs.store import EntryStore
 from mlwiki.wiki import Symptom
 
 CASCADE = "cascade"
@@ -80,39 +79,46 @@ class Scan:
     hits: list[Hit] = field(default_factory=list)
     count: int = 0
     resource_types: dict[str, int] = field(default_factory=dict)
+    # The store the entries are kept in, told what the pass found in each (its indexes answer
+    # the verification queries' symptom_match clauses from that).
+    store: Optional[EntryStore] = None
+    _relevant: Optional[list[Hit]] = field(default=None, repr=False)
 
     @property
     def progress(self) -> Progress:
         return self.topology.progress
 
-    def add(self, entry: dict[str, Any]) -> None:
+    def add(self, facts: EntryFacts) -> None:
+        """Read one entry (its facts: see `mlwiki.logs.entry.EntryFacts`)."""
         self.count += 1
-        stamp = entry.get("timestamp") or ""
-        when = epoch(stamp)
-        host = entry_host(entry)
-        pod = entry_pod(entry)
-        resource_type = str((entry.get("resource") or {}).get("type") or "")
-        self.resource_types[resource_type] = self.resource_types.get(resource_type, 0) + 1
-        self.topology.observe(entry, when, host, pod)
-        labels = entry.get("labels")
+        when = facts.time
+        resource_type = facts.resource_type
+        kinds = self.resource_types
+        kinds[resource_type] = kinds.get(resource_type, 0) + 1
+        topology = self.topology
+        topology.observe(facts)
         if (
             resource_type == "k8s_container"
-            and pod in self.topology.pods
-            and self.topology.belongs(pod, labels if isinstance(labels, dict) else {})
+            and facts.pod in topology.pods
+            and topology.belongs(facts.pod, facts.labels)
         ):
             # By the entry's own labels, not only by whether an event named the pod before: a
             # longer-named workload's pod (`llm-eval-…` for `llm`) is not ours in any order.
-            self.progress.observe(entry, when)
-        elif str(entry.get("logName") or "").endswith("/logs/events"):
-            self.progress.observe_event(entry, when, self.topology.workload)
-        found = self.signatures.scan(entry)
+            topology.progress.observe(facts)
+        elif facts.log_name.endswith("/logs/events"):
+            topology.progress.observe_event(facts.entry, when, topology.workload)
+        found = self.signatures.scan_all(facts)
+        if self.store is not None:  # every page found, as a query would find it
+            self.store.note_matches(facts, [raw.signature.symptom for raw in found])
         if not found:
             return
+        found = self.signatures.specific(found)
+        entry = facts.entry
         index = len(self.entries)
         self.entries.append(entry)
         has_cascade = any(raw.signature.role == CASCADE for raw in found)
-        payload = entry.get("jsonPayload")
-        reason = payload.get("reason") if isinstance(payload, dict) else None
+        payload = facts.payload
+        reason = payload.get("reason") if payload is not None else None
         for raw in found:
             signature = raw.signature
             self.hits.append(
@@ -122,15 +128,15 @@ class Scan:
                     role=signature.role,
                     layer=signature.layer,
                     time=when,
-                    timestamp=stamp,
-                    insert_id=insert_id_of(entry),
-                    log_name=str(entry.get("logName") or ""),
-                    host=host,
-                    pod=pod,
+                    timestamp=facts.timestamp,
+                    insert_id=facts.insert_id,
+                    log_name=facts.log_name,
+                    host=facts.host,
+                    pod=facts.pod,
                     quote=raw.quote,
                     field=raw.field,
                     captures=raw.captures,
-                    severity=str(entry.get("severity") or "DEFAULT"),
+                    severity=facts.severity,
                     resource_type=resource_type,
                     reason=reason if isinstance(reason, str) else None,
                     shadowed=has_cascade and signature.role == ROOT,
@@ -138,9 +144,13 @@ class Scan:
                 )
             )
 
-    def add_all(self, entries: Iterable[dict[str, Any]]) -> Scan:
-        for entry in entries:
-            self.add(entry)
+    def add_all(self, entries: Iterable[Union[EntryFacts, dict[str, Any]]]) -> Scan:
+        """Read every entry: their facts, or LogEntry dicts (those without a timestamp are
+        skipped, as a store skips them)."""
+        for item in entries:
+            facts = item if isinstance(item, EntryFacts) else facts_of(item)
+            if facts is not None:
+                self.add(facts)
         return self
 
     def finish(self) -> None:
@@ -148,6 +158,7 @@ class Scan:
         node-pool event (repair, upgrade) points to; then put the hits in time order (ties by
         insertId and symptom) so that no later choice depends on the order entries arrived in."""
         self.topology.finish()
+        self._relevant = None
         for hit in self.hits:
             if hit.host is None and hit.pod:
                 hit.host = self.topology.node_of(hit.pod)
@@ -162,6 +173,11 @@ class Scan:
     def relevant_hits(self) -> list[Hit]:
         """Hits about the workload: its pods, its nodes (the node itself or a system pod on it,
         such as the TPU device plugin), or entries that name it."""
+        if self._relevant is None:
+            self._relevant = self._find_relevant()
+        return list(self._relevant)
+
+    def _find_relevant(self) -> list[Hit]:
         workload = self.topology.workload
         if workload is None:
             return list(self.hits)

@@ -62,7 +62,9 @@ def analyse(
 ) -> Diagnosis:
     """Diagnose `workload` from the entries of `source` (one pass over them)."""
     symptoms = wiki.symptoms
-    scan = Scan(SignatureSet(symptoms.values()), Topology(workload))
+    scan = Scan(SignatureSet(symptoms.values()), Topology(workload), store=source.store)
+    if verify:  # the verification queries' symptom_match clauses, answered by this pass
+        source.store.answer_patterns(scan.signatures.query_patterns())
     scan.add_all(source.entries)
     scan.finish()
     lend_names(scan, source.store)

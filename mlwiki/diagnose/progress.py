@@ -17,7 +17,7 @@ from typing import Any, Optional
 
 from mlwiki.diagnose.instants import Slots
 from mlwiki.diagnose.signatures import quote_of
-from mlwiki.logs.entry import container_message
+from mlwiki.logs.entry import EntryFacts
 
 MIN_STEP_LINES = 5  # fewer lines of a template do not make it the workload's step line
 MAX_TEMPLATES = 64  # the pass keeps at most this many templates (memory stays flat)
@@ -102,9 +102,9 @@ class Progress:
         ):
             self.finished_at = max(self.finished_at, when)
 
-    def observe(self, entry: dict[str, Any], when: float) -> None:
+    def observe(self, facts: EntryFacts) -> None:
         """File one workload container entry if it is a step line (any arrival order)."""
-        text = container_message(entry)
+        text = facts.message
         if text is None or "tep" not in text:
             return
         match = _STEP.search(text)
@@ -121,6 +121,7 @@ class Progress:
             if len(self.templates) >= MAX_TEMPLATES:
                 return
             line = self.templates[key] = StepLine()
+        when = facts.time
         step = int(match.group(1))
         self._chosen = None
         line.count += 1
@@ -133,7 +134,7 @@ class Progress:
             line.first = (when, step)
         if (when, step) > line.last:
             line.last = (when, step)
-            line.last_entry, line.last_text = entry, quote_of(text, *match.span())
+            line.last_entry, line.last_text = facts.entry, quote_of(text, *match.span())
 
     def step_line(self) -> Optional[StepLine]:
         """The workload's step line: the template seen most often, if it shows progress."""

@@ -24,8 +24,8 @@ from typing import Any, Optional
 
 import re2
 
-from mlwiki.logs.entry import entry_texts, get_field, split_path
-from mlwiki.wiki import Symptom
+from mlwiki.logs.entry import EntryFacts, facts_of, field_value, split_path
+from mlwiki.wiki import MESSAGE_FIELDS, Symptom
 
 DEFAULT_FIELD = ""  # the entry's message text fields (see `entry_texts`)
 # Fields that name what kind of record an entry is (an audit method, an event reason), not what
@@ -67,6 +67,7 @@ class SignatureSet:
 
     def __init__(self, symptoms: Iterable[Symptom]) -> None:
         self.problems: list[str] = []  # signatures that do not compile: skipped and reported
+        self._broken: set[str] = set()  # pages with such a signature
         self.symptoms: dict[str, Symptom] = {}
         self.generic: frozenset[str] = frozenset()  # catch-all pages (see the module docstring)
         self._sets: dict[str, _FieldSet] = {}
@@ -78,6 +79,7 @@ class SignatureSet:
                 try:
                     regex = re2.compile(signature.pattern)
                 except re2.error as error:
+                    self._broken.add(symptom.id)
                     self.problems.append(
                         f"{symptom.page.path}: signature {signature.pattern!r} is not valid RE2 "
                         f"({error}); skipped"
@@ -101,25 +103,45 @@ class SignatureSet:
             for member in group.members:
                 group.matcher.Add(member.pattern)
             group.matcher.Compile()
+        self._default = self._sets.get(DEFAULT_FIELD)
+        self._fields = [(key, group) for key, group in self._sets.items() if key != DEFAULT_FIELD]
 
     def __len__(self) -> int:
         return sum(len(group.members) for group in self._sets.values())
 
     def scan(self, entry: dict[str, Any]) -> list[RawMatch]:
         """Every signature found in the entry (at most one match per symptom and field)."""
-        found: list[RawMatch] = []
-        default = self._sets.get(DEFAULT_FIELD)
-        if default is not None:
-            for name, text in entry_texts(entry):
-                found.extend(_scan_text(default, name, text))
-        for key, group in self._sets.items():
-            if key == DEFAULT_FIELD:
-                continue
-            for text in _field_strings(get_field(entry, group.path)):
-                found.extend(_scan_text(group, key, text))
-        return self._specific(found)
+        facts = facts_of(entry)
+        return self.specific(self.scan_all(facts)) if facts is not None else []
 
-    def _specific(self, found: list[RawMatch]) -> list[RawMatch]:
+    def scan_all(self, facts: EntryFacts) -> list[RawMatch]:
+        """Every signature found in the texts the pass already read, catch-all pages included
+        (`specific` drops them where a specific page matched too); a signature field of unusual
+        shape makes the entry irregular (see `EntryFacts.regular`)."""
+        found: list[RawMatch] = []
+        default = self._default
+        if default is not None:
+            matcher = default.matcher.Match
+            for name, text in facts.texts:
+                indices = matcher(text)
+                if indices:
+                    found.extend(_matches(default.members, sorted(indices), name, text))
+        for key, group in self._fields:
+            if key in MESSAGE_FIELDS and facts.regular:
+                # Already read, and a plain string if there at all (EntryFacts.regular).
+                for name, text in facts.texts:
+                    if name == key:
+                        found.extend(_scan_text(group, key, text))
+                continue
+            plain, value = field_value(facts.entry, group.path)
+            if not plain:
+                facts.regular = False
+            if value is not None:
+                for text in _field_strings(value):
+                    found.extend(_scan_text(group, key, text))
+        return found
+
+    def specific(self, found: list[RawMatch]) -> list[RawMatch]:
         """`found` without catch-all matches when a specific page matched the entry too, and
         without matches on the entry's kind alone that its own message contradicts."""
         if self.generic and not all(m.signature.symptom in self.generic for m in found):
@@ -137,6 +159,27 @@ class SignatureSet:
             or not any(role == m.signature.role for role, _ in told)
         ]
 
+    def query_patterns(self) -> dict[tuple[tuple[str, ...], str], tuple[str, ...]]:
+        """The `FIELD=~"regex"` clauses `symptom_match("id")` renders for the pages of the
+        set whose signatures all compiled, each with the page ids rendering it: an entry
+        matching such a clause (in a field of the usual shape) is one the scan found one of
+        those pages in."""
+        from mlwiki.engine.render import symptom_regexes
+        from mlwiki.errors import BadInput
+
+        patterns: dict[tuple[tuple[str, ...], str], tuple[str, ...]] = {}
+        for symptom in self.symptoms.values():
+            if symptom.id in self._broken:
+                continue
+            try:
+                regexes = symptom_regexes(symptom)
+            except BadInput:
+                continue  # no signatures, or a field that is not a path: never rendered either
+            for path, regex in regexes.items():
+                key = (tuple(split_path(path)), regex)
+                patterns[key] = (*patterns.get(key, ()), symptom.id)
+        return patterns
+
     def names(self, symptom: str, text: str) -> dict[str, str]:
         """The named groups the symptom's message-text signatures find in `text` (the first
         value of each name wins)."""
@@ -149,7 +192,7 @@ class SignatureSet:
     def scan_text(self, text: str) -> list[RawMatch]:
         """Default-field signatures only, over one text (for tests of example lines)."""
         default = self._sets.get(DEFAULT_FIELD)
-        return self._specific(list(_scan_text(default, "textPayload", text))) if default else []
+        return self.specific(list(_scan_text(default, "textPayload", text))) if default else []
 
 
 def _field_strings(value: Any) -> Iterator[str]:

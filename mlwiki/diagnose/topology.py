@@ -20,10 +20,17 @@ from typing import Any, Optional
 
 from mlwiki.diagnose.instants import Instants, Slots
 from mlwiki.diagnose.progress import Progress
-from mlwiki.logs.entry import NODE_LABEL, container_message
+from mlwiki.logs.entry import NODE_LABEL, EntryFacts
 from mlwiki.logs.workload import owned_by
 
 _LABEL_PREFIXES = ("k8s-pod/jobset_sigs_k8s_io/", "k8s-pod/jobset.sigs.k8s.io/")
+_JOBSET_NAME_KEYS = tuple(prefix + "jobset-name" for prefix in _LABEL_PREFIXES)
+_RJOB_KEYS = tuple(prefix + "replicatedjob-name" for prefix in _LABEL_PREFIXES)
+_NUMBER_KEYS = tuple(
+    (prefix + key, attr)
+    for prefix in _LABEL_PREFIXES
+    for key, attr in (("job-index", "job_index"), ("restart-attempt", "attempt"))
+)
 _COMPLETION_KEYS = (
     "k8s-pod/batch_kubernetes_io/job-completion-index",
     "k8s-pod/batch.kubernetes.io/job-completion-index",
@@ -54,6 +61,7 @@ class PodInfo:
     container_last: float = float("-inf")  # last entry the pod's own containers wrote
     entries: int = 0
     process_id: Optional[int] = None  # the JAX process id the pod declared at start-up
+    labels_read: int = 0  # how many labels the last entry whose labels were read had
 
     @property
     def coordinates(self) -> Optional[tuple[str, int, int]]:
@@ -96,38 +104,51 @@ class Topology:
 
     # ---- the pass ---------------------------------------------------------------------------
 
-    def observe(
-        self, entry: dict[str, Any], when: float, host: Optional[str], pod: Optional[str]
-    ) -> None:
+    def observe(self, facts: EntryFacts) -> None:
+        """Learn what one entry says about pods, nodes and the other workloads."""
         self._index = None
-        self.first = min(self.first, when)
-        self.last = max(self.last, when)
-        resource = entry.get("resource") or {}
-        is_container = resource.get("type") == "k8s_container"
-        labels = entry.get("labels") or {}
+        when = facts.time
+        if when < self.first:
+            self.first = when
+        if when > self.last:
+            self.last = when
+        resource_type = facts.resource_type
+        is_container = resource_type == "k8s_container"
+        labels = facts.labels
+        pod = facts.pod
         if pod and self.belongs(pod, labels):
             info = self._pod(pod)
-            info.first = min(info.first, when)
-            info.last = max(info.last, when)
+            if when < info.first:
+                info.first = when
+            if when > info.last:
+                info.last = when
             info.entries += 1
             if is_container:
-                info.container_last = max(info.container_last, when)
+                if when > info.container_last:
+                    info.container_last = when
                 self.activity.add(int(when // ACTIVITY_BUCKET))
                 if info.process_id is None:
-                    info.process_id = _declared_process(entry)
+                    info.process_id = _declared_process(facts.message)
                 node = labels.get(NODE_LABEL)
                 if node:
                     info.node = str(node)
-                self._labels(info, labels)
-        payload = entry.get("jsonPayload")
-        if host and (is_container or resource.get("type") in ("k8s_node", "gce_instance")):
+                # A pod's labels (restart attempt, job index…) are set when it is created: they
+                # are read again only when an entry brings a different set of them.
+                if labels and len(labels) != info.labels_read:
+                    self._labels(info, labels)
+                    info.labels_read = len(labels)
+        payload = facts.payload
+        host = facts.host
+        if host and (is_container or resource_type in ("k8s_node", "gce_instance")):
             node_info = self.nodes.get(host) or self.nodes.setdefault(host, NodeInfo(host))
-            node_info.first = min(node_info.first, when)
-            node_info.last = max(node_info.last, when)
+            if when < node_info.first:
+                node_info.first = when
+            if when > node_info.last:
+                node_info.last = when
             node_info.entries += 1
-            if isinstance(payload, dict) and payload.get("type") == "Warning" and not is_container:
+            if payload is not None and payload.get("type") == "Warning" and not is_container:
                 node_info.warnings.add(when)
-        if isinstance(payload, dict):
+        if payload is not None:
             self._note_jobset(payload.get("involvedObject"))
             self._note_scale_up(payload.get("decision"))
             if payload.get("reason") == "FailedScheduling" and pod in self.pods:
@@ -140,11 +161,10 @@ class Topology:
             source_host = source.get("host") if isinstance(source, dict) else None
             if pod in self.pods and not self.pods[pod].node and isinstance(source_host, str):
                 self.pods[pod].node = source_host
-        if isinstance(labels, dict):
-            for prefix in _LABEL_PREFIXES:
-                name = labels.get(prefix + "jobset-name")
-                if name and name != self.workload:
-                    self.other_workloads.add(str(name))
+        for key in _JOBSET_NAME_KEYS:
+            name = labels.get(key)
+            if name and name != self.workload:
+                self.other_workloads.add(str(name))
 
     def _note_scale_up(self, decision: Any) -> None:
         scale_up = decision.get("scaleUp") if isinstance(decision, dict) else None
@@ -226,14 +246,14 @@ class Topology:
             info.completion = int(match["completion"])
 
     def _labels(self, info: PodInfo, labels: dict[str, Any]) -> None:
-        for prefix in _LABEL_PREFIXES:
-            rjob = labels.get(prefix + "replicatedjob-name")
+        for key in _RJOB_KEYS:
+            rjob = labels.get(key)
             if rjob:
                 info.rjob = str(rjob)
-            for key, attr in (("job-index", "job_index"), ("restart-attempt", "attempt")):
-                value = labels.get(prefix + key)
-                if value is not None and str(value).isdigit():
-                    setattr(info, attr, int(value))
+        for key, attr in _NUMBER_KEYS:
+            value = labels.get(key)
+            if value is not None and str(value).isdigit():
+                setattr(info, attr, int(value))
         for key in _COMPLETION_KEYS:
             value = labels.get(key)
             if value is not None and str(value).isdigit():
@@ -515,8 +535,7 @@ class PodIndex:
         return found
 
 
-def _declared_process(entry: dict[str, Any]) -> Optional[int]:
-    text = container_message(entry)
+def _declared_process(text: Optional[str]) -> Optional[int]:
     if text is None or "process" not in text:
         return None
     match = _PROCESS_ID.search(text)

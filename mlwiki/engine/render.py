@@ -53,7 +53,7 @@ from mlwiki.logs.workload import selector_clauses
 from mlwiki.wiki import MESSAGE_FIELDS
 
 if TYPE_CHECKING:
-    from mlwiki.wiki import Action, Wiki
+    from mlwiki.wiki import Action, Symptom, Wiki
 
 AUTOSCALER_MESSAGE_ID_FIELDS = (
     "jsonPayload.resultInfo.results.errorMsg.messageId",
@@ -151,6 +151,14 @@ def symptom_clauses(wiki: Wiki, symptom_id: str) -> QueryFragment:
     symptom = wiki.symptoms.get(symptom_id)
     if symptom is None:
         raise BadInput(f"symptom_match({symptom_id!r}): no symptom page with that id")
+    clauses = [f"{path}=~{_quote(regex)}" for path, regex in symptom_regexes(symptom).items()]
+    return QueryFragment(f"({' OR '.join(clauses)})")
+
+
+def symptom_regexes(symptom: Symptom) -> dict[str, str]:
+    """The field paths and regexes of `symptom_match` for one page (see the module docstring);
+    the diagnosis' pass answers exactly these clauses from its own matches."""
+    symptom_id = symptom.id
     if not symptom.signatures:
         raise BadInput(f"symptom_match({symptom_id!r}): the page has no signatures")
     by_field: dict[str, list[str]] = {}
@@ -175,8 +183,7 @@ def symptom_clauses(wiki: Wiki, symptom_id: str) -> QueryFragment:
     for path in AUTOSCALER_MESSAGE_ID_FIELDS:
         if message_ids:
             by_field.setdefault(path, []).extend(message_ids)
-    clauses = [f"{path}=~{_quote(_alternation(patterns))}" for path, patterns in by_field.items()]
-    return QueryFragment(f"({' OR '.join(clauses)})")
+    return {path: _alternation(patterns) for path, patterns in by_field.items()}
 
 
 def _alternation(patterns: list[str]) -> str:

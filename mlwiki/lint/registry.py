@@ -239,6 +239,13 @@ RULES: tuple[Rule, ...] = (
         metrics.metric_window,
     ),
     Rule(
+        "E420",
+        "quoted-filter-value",
+        SCOPE_ACTION,
+        "A `{{ value }}` is written inside quotes in a log or metric filter; values are quoted when rendered, so it would match nothing.",
+        references.quoted_filter_value,
+    ),
+    Rule(
         "W403",
         "metric-label-dropped",
         SCOPE_ACTION,

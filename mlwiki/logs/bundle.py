@@ -1,9 +1,24 @@
 """Offline bundles: log entries as `gcloud logging read --format=json` writes them, streamed.
 
 A bundle is a file or a directory (its `kubectl/` and `metrics/` folders hold recorded command
-outputs and Cloud Monitoring series, not log entries). Files hold a JSON array of LogEntry objects or one entry per line
-(JSONL), optionally gzip-compressed. Entries are yielded one at a time so that a bundle larger than
-memory still works: a JSON array is decoded object by object from a sliding buffer.
+outputs and Cloud Monitoring series, not log entries). Files hold a JSON array of LogEntry
+objects or one entry per line (JSONL), optionally gzip-compressed. A file is read in chunks of raw bytes and split at
+entry boundaries without decoding the text in Python:
+- JSONL: every newline ends an entry (JSON strings cannot hold a raw newline);
+- a JSON array written with indentation (what gcloud and `json.dumps(indent=…)` write): an entry
+  opened by `{` after a newline and some indentation ends at the first `}` after a newline and
+  the same indentation (nested objects are indented deeper, strings hold no raw newline).
+Each entry's bytes are decoded on their own by orjson, its timestamp parsed once, and its byte
+offset kept (`RawEntry.offset`), so the entry store can keep an offset into the file instead of
+a copy. Anything else (a minified array, an entry that does not decode where the layout says it
+ends) is read from that point on by a streaming JSON decoder over the text, which also names
+the line of a syntax error. Memory stays at one chunk plus one entry whatever the file size.
+
+Files are opened and every entry checked through `mlwiki.logs.limits` (regular files only, no
+UTF-16/32, a gzip-ratio guard, entries at most `limits.MAX_ENTRY_BYTES`, LogEntry field types,
+nesting, Unicode). Bad input is a `BadInput` naming the file and line (and the column for
+JSONL); wherever the fast split meets something unusual — a syntax error included — the
+streaming decoder reads on from that entry and names the problem.
 `load_bundle` fills an `EntryStore` from a bundle, keeping only the entries inside a time window.
 """
 
@@ -15,22 +30,28 @@ import re
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any, Optional
+from typing import IO, Any, Optional, Union
+
+import orjson
 
 from mlwiki.errors import BadInput
 from mlwiki.logs import limits
+from mlwiki.logs.entry import EntryFacts
 from mlwiki.logs.report import SourceReport
 from mlwiki.logs.store import EntryStore
-from mlwiki.timewindow import Window, timestamp_ns
+from mlwiki.timewindow import Window, parse_timestamp_ns, timestamp_ns
 
 LOG_SUFFIXES = (".json", ".jsonl", ".ndjson")
 # Files that may sit beside the logs in a bundle or a scenario folder and are not log entries.
 NOT_LOGS = {"expected.json", "findings.json", "manifest.json", "metadata.json", "scenario.json"}
 KUBECTL_DIR = "kubectl"
 METRICS_DIR = "metrics"  # Cloud Monitoring time series (mlwiki.metrics.source), not log entries
-_CHUNK = 1 << 20
-_WHITESPACE = " \t\r\n"
+CHUNK_BYTES = 4 << 20
+_CHUNK = 1 << 20  # characters the streaming decoder reads at a time
+_UTF8_BOM = b"\xef\xbb\xbf"  # PowerShell writes one; read past, as utf-8-sig does
 _NOT_WHITESPACE = re.compile(r"[^ \t\r\n]")
+_SPACE = re.compile(rb"[ \t\r\n]*")
+_INDENT = re.compile(rb"[ \t]*")
 
 
 def bundle_files(path: Path) -> list[Path]:
@@ -59,47 +80,267 @@ def bundle_files(path: Path) -> list[Path]:
     return files
 
 
-def _open_text(path: Path) -> IO[str]:
-    # utf-8-sig: a UTF-8 byte-order mark (PowerShell writes one) is read past.
-    return io.TextIOWrapper(limits.open_log(path), encoding="utf-8-sig", errors="strict")
+# One entry of a bundle file, decoded and checked: the dict, its instant (nanoseconds) and, in a
+# plain (not compressed) file, its bytes' offset (else None) and length.
+RawEntry = tuple[dict[str, Any], int, Optional[int], int]
 
 
-def iter_bundle(path: Path | str) -> Iterator[dict[str, Any]]:
+def iter_bundle(path: Union[Path, str]) -> Iterator[dict[str, Any]]:
     """Every log entry of the bundle at `path`, one at a time."""
     for file in bundle_files(Path(path)):
-        yield from iter_file(file)
+        for raw in iter_raw(file):
+            yield raw[0]
 
 
 def iter_file(path: Path) -> Iterator[dict[str, Any]]:
+    for raw in iter_raw(path):
+        yield raw[0]
+
+
+def iter_facts(path: Union[Path, str], store: EntryStore) -> Iterator[EntryFacts]:
+    """The facts of every entry of the bundle at `path`, each file registered with `store` so
+    that it can keep the entries of plain files as offsets."""
+    for file in bundle_files(Path(path)):
+        number = store.register_file(file)
+        for entry, instant, offset, length in iter_raw(file):
+            location = (number, offset, length) if offset is not None else None
+            yield EntryFacts(entry, instant, location)
+
+
+def iter_raw(path: Path) -> Iterator[RawEntry]:
+    """The checked entries of one bundle file (see the module docstring)."""
     try:
-        with _open_text(path) as stream:
-            first, line, pending = _first_char(stream)
-            if first == "":
-                return
-            if first == "[":
-                yield from _iter_array(stream, path, line, pending)
-            else:
-                yield from _iter_lines(stream, path, first + pending, line)
+        with limits.open_log(path) as stream:
+            # A plain file's bytes can be read again by offset; a gunzipped stream's cannot.
+            seekable = isinstance(getattr(stream, "raw", None), io.FileIO)
+            yield from _Splitter(stream, path, seekable=seekable).entries()
     except UnicodeDecodeError as error:
         raise BadInput(f"{path}: not valid UTF-8 ({error.reason})") from None
     except (OSError, EOFError, zlib.error) as error:
         raise BadInput(f"{path}: cannot read: {error}") from None
 
 
-def _first_char(stream: IO[str]) -> tuple[str, int, str]:
-    """The first non-blank character, its line number (messages count skipped lines) and the
-    rest of the chunk read after it (blank runs are skipped a chunk at a time)."""
-    line = 1
-    while True:
-        chunk = stream.read(_CHUNK)
-        if chunk == "":
-            return "", line, ""
-        found = _NOT_WHITESPACE.search(chunk)
-        if found is None:
-            line += chunk.count("\n")
-            continue
-        start = found.start()
-        return chunk[start], line + chunk.count("\n", 0, start), chunk[start + 1 :]
+class _Splitter:
+    """Splits one file's bytes at entry boundaries (module docstring) and decodes each entry.
+
+    `buffer[position:]` is what is left to read; `base` is the file offset of `buffer[0]` and
+    `line` the line number at `buffer[mark]` (newlines are counted once, moving forward)."""
+
+    def __init__(self, stream: IO[bytes], path: Path, *, seekable: bool) -> None:
+        self.stream = stream
+        self.path = path
+        self.seekable = seekable
+        self.buffer = b""
+        self.base = 0
+        self.mark = 0
+        self.line = 1
+        self.eof = False
+        self._resume = 0  # where `_array` goes on after `_indented` (see there)
+
+    # ---- the buffer -----------------------------------------------------------------------
+
+    def _fill(self, keep: int) -> int:
+        """Read more, dropping what precedes `keep`; returns how many bytes were dropped, or -1
+        at the end of the file."""
+        if self.eof:
+            return -1
+        chunk = self.stream.read(CHUNK_BYTES)
+        if not chunk:
+            self.eof = True
+            return -1
+        self.line_at(keep)
+        self.buffer = self.buffer[keep:] + chunk
+        self.base += keep
+        self.mark -= keep
+        return keep
+
+    def line_at(self, position: int) -> int:
+        """The line number of `buffer[position]` (positions asked for never go back)."""
+        if position > self.mark:
+            self.line += self.buffer.count(b"\n", self.mark, position)
+            self.mark = position
+        return self.line
+
+    def _skip_space(self, position: int) -> int:
+        """The position of the next non-whitespace byte (refilling), or len(buffer) at EOF."""
+        while True:
+            position = _SPACE.match(self.buffer, position).end()  # type: ignore[union-attr]
+            if position < len(self.buffer):
+                return position
+            dropped = self._fill(position)
+            if dropped < 0:
+                return position
+            position -= dropped
+
+    def _too_big(self, start: int) -> BadInput:
+        return _too_long(self.path, self.line_at(start))
+
+    # ---- entries --------------------------------------------------------------------------
+
+    def _decode(self, start: int, end: int) -> RawEntry:
+        """The checked entry in `buffer[start:end]`; orjson's JSONDecodeError when orjson cannot
+        read it (the streaming decoder then reads on from there and names the problem)."""
+        raw = self.buffer[start:end]
+        entry = orjson.loads(raw)
+        stamp = entry.get("timestamp") if type(entry) is dict else None
+        instant = parse_timestamp_ns(stamp) if type(stamp) is str else None
+        problem = limits.entry_problem(entry, raw, timestamp_read=instant is not None)
+        if problem:
+            raise BadInput(f"{self.path}:{self.line_at(start)}: {problem}")
+        return entry, instant, self.base + start if self.seekable else None, end - start  # type: ignore[return-value]
+
+    def entries(self) -> Iterator[RawEntry]:
+        position = self._skip_space(0)
+        if self.buffer.startswith(_UTF8_BOM, position):
+            position = self._skip_space(position + len(_UTF8_BOM))
+        if position >= len(self.buffer):
+            return
+        if self.buffer[position : position + 1] == b"[":
+            yield from self._array(position + 1)
+        else:
+            yield from self._lines(position)
+
+    def _lines(self, position: int) -> Iterator[RawEntry]:
+        """JSONL: one entry per line; blank lines are skipped."""
+        searched = position
+        while True:
+            end = self.buffer.find(b"\n", searched)
+            last = end < 0
+            if last:
+                if len(self.buffer) - position > limits.MAX_ENTRY_BYTES:
+                    raise self._too_big(position)
+                searched = len(self.buffer)  # no newline up to here
+                dropped = self._fill(position)
+                if dropped >= 0:
+                    position, searched = position - dropped, searched - dropped
+                    continue
+                end = len(self.buffer)  # the last line has no newline
+            start = _SPACE.match(self.buffer, position, end).end()  # type: ignore[union-attr]
+            if start < end:
+                try:
+                    found = self._decode(start, end)
+                except orjson.JSONDecodeError:
+                    yield from self._streamed(start, lines=True)
+                    return
+                yield found
+            if last:
+                return
+            position = searched = end + 1
+
+    def _array(self, position: int) -> Iterator[RawEntry]:
+        """`[obj, obj, …]`: indented entries split by layout, the rest by a streaming decoder."""
+        expect_value, seen = True, False
+        indent: Optional[bytes] = None
+        while True:
+            position = self._skip_space(position)
+            if position >= len(self.buffer):
+                raise BadInput(
+                    f"{self.path}:{self.line_at(position)}: unexpected end of file: the JSON "
+                    "array is not closed"
+                )
+            char = self.buffer[position : position + 1]
+            if char == b"]" and (not expect_value or not seen):
+                return
+            if char == b"," and not expect_value:
+                expect_value = True
+                position += 1
+                continue
+            if not expect_value:
+                raise BadInput(
+                    f"{self.path}:{self.line_at(position)}: expected ',' or ']' between log entries"
+                )
+            if indent is None and char == b"{":
+                indent = self._indent_of(position)
+            self._resume = position
+            if char != b"{" or indent is None:
+                yield from self._streamed(position, lines=False)
+                return
+            yield from self._indented(position, indent)
+            if self._resume < 0:  # an entry not where the layout says it ends
+                yield from self._streamed(-self._resume - 1, lines=False)
+                return
+            position = self._resume
+            expect_value, seen = False, True
+
+    def _indent_of(self, position: int) -> Optional[bytes]:
+        """The indentation before the `{` at `position`, when a newline precedes it."""
+        newline = self.buffer.rfind(b"\n", 0, position)
+        if newline < 0:
+            return None
+        indent = self.buffer[newline + 1 : position]
+        return indent if _INDENT.fullmatch(indent) else None
+
+    def _indented(self, position: int, indent: bytes) -> Iterator[RawEntry]:
+        """The entries laid out with `indent` from the `{` at `position` on, while they follow
+        one another as `},\n<indent>{`. Then `_resume` is where `_array` goes on: after the
+        last entry, or -1 - the start of one that does not end where the layout says."""
+        marker = b"\n" + indent + b"}"
+        follows = b",\n" + indent + b"{"
+        opened = marker[:-1]
+        while True:
+            if self.buffer[position - len(opened) : position] != opened:
+                self._resume = -1 - position  # not laid out like the first entry
+                return
+            searched = position
+            while True:
+                end = self.buffer.find(marker, searched)
+                if end >= 0:
+                    break
+                if len(self.buffer) - position > limits.MAX_ENTRY_BYTES:
+                    raise self._too_big(position)
+                searched = max(position, len(self.buffer) - len(marker))
+                dropped = self._fill(position)
+                if dropped < 0:
+                    self._resume = -1 - position
+                    return
+                position, searched = position - dropped, searched - dropped
+            end += len(marker)
+            try:
+                found = self._decode(position, end)
+            except orjson.JSONDecodeError:
+                self._resume = -1 - position  # the streaming decoder finds out what it is
+                return
+            yield found
+            if not self.buffer.startswith(follows, end):
+                self._resume = end
+                return
+            position = end + len(follows) - 1
+
+    def _streamed(self, position: int, *, lines: bool) -> Iterator[RawEntry]:
+        """The rest of the file from `position` (an entry's start), decoded from its text:
+        JSONL lines, or the rest of an array with a value expected first."""
+        line = self.line_at(position)
+        rest = _Prefixed(self.buffer[position:], self.stream)
+        text = io.TextIOWrapper(rest, encoding="utf-8", errors="strict")  # type: ignore[arg-type]
+        decoded = (
+            _iter_lines(text, self.path, "", line) if lines else _iter_array(text, self.path, line)
+        )
+        for entry in decoded:
+            yield entry, timestamp_ns(entry["timestamp"]), None, 0  # type: ignore[misc]
+
+
+class _Prefixed(io.RawIOBase):
+    """Bytes already read, then the rest of a stream: the streaming decoder's input."""
+
+    def __init__(self, head: bytes, stream: IO[bytes]) -> None:
+        self._head = head
+        self._stream = stream
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, target: Any) -> int:
+        if self._head:
+            size = min(len(target), len(self._head))
+            target[:size] = self._head[:size]
+            self._head = self._head[size:]
+            return size
+        chunk = self._stream.read(len(target))
+        target[: len(chunk)] = chunk
+        return len(chunk)
+
+
+# ---- the streaming text decoders: layouts the splitter does not know, and every error ----
 
 
 def _checked(entry: Any, path: Path, line: int, raw: Optional[str] = None) -> dict[str, Any]:
@@ -224,11 +465,11 @@ def _iter_array(
 
 
 def load_bundle(
-    path: Path | str, window: Optional[Window] = None
+    path: Union[Path, str], window: Optional[Window] = None
 ) -> tuple[EntryStore, SourceReport]:
     """Read a bundle into a store; entries outside `window` are skipped and counted.
 
-    Entries without an insertId get a stable synthetic one (see `mlwiki.logs.store`).
+    Entries without an insertId get a stable synthetic one (see `mlwiki.logs.entry`).
     """
     root = Path(path)
     report = SourceReport(
@@ -237,11 +478,10 @@ def load_bundle(
     store = EntryStore()
     low = window.start_ns if window else None
     high = window.end_ns if window else None
-    for entry in iter_bundle(root):
-        instant = timestamp_ns(entry["timestamp"])
-        if low is not None and not (low <= instant <= high):  # type: ignore[operator]
+    for facts in iter_facts(root, store):
+        if low is not None and not (low <= facts.instant <= high):  # type: ignore[operator]
             report.outside_window += 1
-        elif store.add(entry):
+        elif store.add_facts(facts):
             report.entries += 1
         else:
             report.duplicates += 1

@@ -6,8 +6,12 @@ so that a bundle is diagnosed exactly like the same entries served by Cloud Logg
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any, Optional
 
+import orjson
+
+from mlwiki.timewindow import timestamp_ns
 from mlwiki.wiki import MESSAGE_FIELDS
 
 NODE_LABEL = "compute.googleapis.com/resource_name"
@@ -16,7 +20,15 @@ JOBSET_LABELS = (
     "k8s-pod/jobset.sigs.k8s.io/jobset-name",
 )
 
+SYNTHETIC_ID_PREFIX = "mlwiki-"
 _MISSING = object()
+
+
+def synthetic_insert_id(entry: dict[str, Any]) -> str:
+    """A stable id for an entry without `insertId`: `mlwiki-` + the first 20 hex digits of
+    the SHA-1 of its JSON with sorted keys, so findings citing it resolve again."""
+    digest = hashlib.sha1(orjson.dumps(entry, option=orjson.OPT_SORT_KEYS)).hexdigest()
+    return SYNTHETIC_ID_PREFIX + digest[:20]
 
 
 def split_path(path: str) -> list[str]:
@@ -87,6 +99,13 @@ def _autoscaler_message_ids(entry: dict[str, Any]) -> list[str]:
 
 
 _MESSAGE_PATHS = [(field, split_path(field)) for field in MESSAGE_FIELDS]
+_PAYLOAD_MESSAGES = (("message", "jsonPayload.message"), ("MESSAGE", "jsonPayload.MESSAGE"))
+assert [field for field, _ in _MESSAGE_PATHS] == [
+    "textPayload",
+    *(field for _, field in _PAYLOAD_MESSAGES),
+    "protoPayload.methodName",
+    "protoPayload.status.message",
+], "EntryFacts reads MESSAGE_FIELDS by hand: keep it in step"
 
 
 def entry_texts(entry: dict[str, Any]) -> list[tuple[str, str]]:
@@ -171,3 +190,173 @@ def entry_workload(entry: dict[str, Any]) -> Optional[str]:
             if labels.get(key):
                 return str(labels[key])
     return None
+
+
+def field_value(entry: dict[str, Any], parts: list[str]) -> tuple[bool, Any]:
+    """(regular, value) of the field at `parts` (`get_field`'s value): regular when every step
+    is an object (or the field is missing) and the value is missing or a non-empty string —
+    then a query's `FIELD=~"…"` sees exactly the text a signature scan sees. Anything else (a
+    list on the way, a number) is irregular: an index built from the scan must not answer for
+    that entry."""
+    value: Any = entry
+    for part in parts:
+        if value is None:
+            return True, None  # a missing object on the way: the field is missing
+        if type(value) is not dict:
+            return False, get_field(entry, parts)
+        value = value.get(part)
+    return value is None or (type(value) is str and bool(value)), value
+
+
+class EntryFacts:
+    """What the diagnosis' single pass reads from one entry, read once: its instant (parsed
+    once), identity, resource, host, pod, message texts (shared by the signature scan, the
+    topology and the step-line tracker) and where its bytes are, so the store can keep an
+    offset instead of a copy.
+
+    `regular` is False when a field an index answers for has an unusual shape (see
+    `plain_field`, autoscaler payloads, non-string labels): queries then read such an entry in
+    full instead of trusting the indexes. `index` is the entry's position in its `EntryStore`.
+    """
+
+    __slots__ = (
+        "entry",
+        "host",
+        "index",
+        "insert_id",
+        "instant",
+        "labels",
+        "location",
+        "log_name",
+        "message",
+        "payload",
+        "pod",
+        "regular",
+        "resource_labels",
+        "resource_type",
+        "severity",
+        "texts",
+        "time",
+        "timestamp",
+    )
+
+    def __init__(
+        self,
+        entry: dict[str, Any],
+        instant: int,
+        location: Optional[tuple[int, int, int]] = None,
+    ) -> None:
+        self.entry = entry
+        self.instant = instant
+        self.time = instant / 1e9
+        self.timestamp: str = entry["timestamp"]
+        self.location = location  # (file number, byte offset, length) in a plain bundle file
+        self.index: Optional[int] = None
+        given = entry.get("insertId")
+        if type(given) is not str or not given:
+            given = entry["insertId"] = synthetic_insert_id(entry)
+        self.insert_id: str = given
+        log_name = entry.get("logName")
+        self.log_name: str = log_name if type(log_name) is str else ""
+        severity = entry.get("severity")
+        self.severity: str = severity if type(severity) is str and severity else "DEFAULT"
+        regular = True
+        resource = entry.get("resource")
+        if type(resource) is not dict:
+            regular = resource is None
+            resource = {}
+        resource_type = resource.get("type")
+        self.resource_type: str = resource_type if type(resource_type) is str else ""
+        resource_labels = resource.get("labels")
+        if type(resource_labels) is not dict:
+            regular = regular and resource_labels is None
+            resource_labels = {}
+        self.resource_labels: dict[str, Any] = resource_labels
+        labels = entry.get("labels")
+        if type(labels) is not dict:
+            regular = regular and labels is None
+            labels = {}
+        self.labels: dict[str, Any] = labels
+        # The store answers equalities on these from the entry's host and pod (entry_host,
+        # entry_pod): only when they are plain strings that nothing else overrides.
+        pod_name = resource_labels.get("pod_name")
+        node_label = labels.get(NODE_LABEL)
+        node_name = resource_labels.get("node_name")
+        for value in (pod_name, node_label, node_name):
+            if value is not None and (type(value) is not str or not value):
+                regular = False
+        if node_label is not None and node_name is not None and node_label != node_name:
+            regular = False
+        payload = entry.get("jsonPayload")
+        if type(payload) is not dict:
+            regular = regular and payload is None
+            payload = None
+        self.payload: Optional[dict[str, Any]] = payload
+        # The message fields (MESSAGE_FIELDS, in order), read by hand: this runs for every entry.
+        texts: list[tuple[str, str]] = []
+        value: Any = entry.get("textPayload")
+        if value is not None:
+            if type(value) is str and value:
+                texts.append(("textPayload", value))
+            else:
+                regular = False
+        if payload is not None:
+            for key, field in _PAYLOAD_MESSAGES:
+                value = payload.get(key)
+                if value is not None:
+                    if type(value) is str and value:
+                        texts.append((field, value))
+                    else:
+                        regular = False
+        proto = entry.get("protoPayload")
+        if type(proto) is dict:
+            value = proto.get("methodName")
+            if value is not None:
+                if type(value) is str and value:
+                    texts.append(("protoPayload.methodName", value))
+                else:
+                    regular = False
+            status = proto.get("status")
+            if type(status) is dict:
+                value = status.get("message")
+                if value is not None:
+                    if type(value) is str and value:
+                        texts.append(("protoPayload.status.message", value))
+                    else:
+                        regular = False
+            elif status is not None:
+                regular = False
+        elif proto is not None:
+            regular = False
+        if payload is not None and (
+            "noDecisionStatus" in payload or "resultInfo" in payload or "decision" in payload
+        ):
+            regular = False  # the query language reaches only some of its messageIds
+            texts.extend(("messageId", found) for found in _autoscaler_message_ids(entry))
+        self.texts = texts
+        self.regular = regular
+        text = entry.get("textPayload")
+        if type(text) is not str:
+            text = payload.get("message") if payload is not None else None
+            if type(text) is not str:
+                text = None
+        self.message: Optional[str] = text
+        # entry_host and entry_pod, with their first (and by far most common) sources read.
+        self.host: Optional[str] = (
+            str(node_label) if node_label else str(node_name) if node_name else entry_host(entry)
+        )
+        self.pod: Optional[str] = str(pod_name) if pod_name else entry_pod(entry)
+
+    @property
+    def stream(self) -> tuple[Optional[str], Optional[str], str]:
+        """The stream a container line belongs to: (pod, container, logName)."""
+        container = self.resource_labels.get("container_name")
+        return (self.pod, container if type(container) is str else None, self.log_name)
+
+
+def facts_of(
+    entry: dict[str, Any], location: Optional[tuple[int, int, int]] = None
+) -> Optional[EntryFacts]:
+    """The facts of one LogEntry dict, or None when it has no RFC 3339 `timestamp`."""
+    instant = timestamp_ns(entry.get("timestamp"))
+    return None if instant is None else EntryFacts(entry, instant, location)

@@ -116,19 +116,31 @@ def check_entry(entry: Any, where: str, raw: Optional[str | bytes] = None) -> di
     `raw`, the entry's JSON text when the reader has it, makes the check cheap: nesting and
     surrogates are looked for only when that text could hold them.
     """
-    if not isinstance(entry, dict):
-        raise BadInput(f"{where}: a log entry must be a JSON object")
-    problem = _field_problem(entry, raw)
+    problem = entry_problem(entry, raw)
     if problem:
         raise BadInput(f"{where}: {problem}")
     return entry
 
 
-def _field_problem(entry: dict[str, Any], raw: Optional[str | bytes]) -> Optional[str]:
+def entry_problem(
+    entry: Any, raw: Optional[str | bytes] = None, *, timestamp_read: bool = False
+) -> Optional[str]:
+    """What `check_entry` would say is wrong with `entry` (without the place), or None: for a
+    reader that names the place only when there is a problem. `timestamp_read` says the
+    caller has already parsed the timestamp (an RFC 3339 instant in range), so it is not
+    parsed twice."""
+    if not isinstance(entry, dict):
+        return "a log entry must be a JSON object"
+    return _field_problem(entry, raw, timestamp_read)
+
+
+def _field_problem(
+    entry: dict[str, Any], raw: Optional[str | bytes], timestamp_read: bool = False
+) -> Optional[str]:
     stamp = entry.get("timestamp")
     if not isinstance(stamp, str):
         return "log entry has no 'timestamp' string"
-    if timestamp_ns(stamp) is None:
+    if not timestamp_read and timestamp_ns(stamp) is None:
         return (
             f"'timestamp' {stamp[:60]!r} is not an RFC 3339 timestamp between 1970 and 2999 "
             "(UTC, e.g. 2024-05-01T12:00:00Z)"

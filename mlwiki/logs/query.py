@@ -748,6 +748,43 @@ def _insert_id_sample(node: Node) -> Optional[float]:
     return None
 
 
+def _flat(node: Node, kind: type) -> list[Node]:
+    """The items of nested `kind` (And or Or) nodes, one level deep in the result."""
+    if isinstance(node, kind):
+        return [leaf for item in node.items for leaf in _flat(item, kind)]  # type: ignore[union-attr]
+    if isinstance(node, (And, Or)) and len(node.items) == 1:
+        return _flat(node.items[0], kind)
+    return [node]
+
+
+Clause = tuple[tuple[str, ...], str]
+
+
+@dataclass(frozen=True)
+class Prefilter:
+    """Necessary conditions of a filter, for indexes: every match satisfies each `equals`
+    item (the field at `path` equals one of the lower-cased values, case-insensitively, as the
+    language compares) and at least one clause of each `patterns` item (`FIELD=~"regex"`)."""
+
+    equals: tuple[tuple[tuple[str, ...], frozenset[str]], ...] = ()
+    patterns: tuple[frozenset[Clause], ...] = ()
+
+
+def _prefilter(node: Node) -> Prefilter:
+    equals: list[tuple[tuple[str, ...], frozenset[str]]] = []
+    patterns: list[frozenset[Clause]] = []
+    for item in _flat(node, And):
+        options = _flat(item, Or)
+        if not all(isinstance(option, Compare) for option in options):
+            continue
+        compares: list[Compare] = options  # type: ignore[assignment]
+        if all(c.op == "=" for c in compares) and len({c.path for c in compares}) == 1:
+            equals.append((compares[0].path, frozenset(c.value.text.lower() for c in compares)))
+        elif all(c.op == "=~" for c in compares):
+            patterns.append(frozenset((c.path, c.value.text) for c in compares))
+    return Prefilter(tuple(equals), tuple(patterns))
+
+
 # --- public API ---------------------------------------------------------------------------------
 
 
@@ -763,6 +800,7 @@ class Filter:
     end_ns: Optional[int] = None
     # The fraction of a `sample(insertId, F)` every match must pass (the smallest, when several).
     insert_id_sample: Optional[float] = None
+    prefilter: Prefilter = field(default_factory=Prefilter)
 
     def __call__(self, entry: dict[str, Any]) -> bool:
         return self.matches(entry)
@@ -798,4 +836,13 @@ def compile_filter(text: str, where: str = "filter") -> Filter:
     tree = _build(parse_tree, where)
     predicate = _Compiler(where).compile(tree)
     low, high = _time_bounds(tree)
-    return Filter(text, tree, predicate, _resource_types(tree), low, high, _insert_id_sample(tree))
+    return Filter(
+        text,
+        tree,
+        predicate,
+        _resource_types(tree),
+        low,
+        high,
+        insert_id_sample=_insert_id_sample(tree),
+        prefilter=_prefilter(tree),
+    )

@@ -1,87 +1,214 @@
-"""An in-memory, compact store of log entries with Cloud Logging's ordering and cheap pre-filters.
+"""An in-memory, compact store of log entries with Cloud Logging's ordering and indexed queries.
 
-Each entry is kept as its JSON bytes (orjson) plus a small index (timestamp in nanoseconds,
-resource type, host, pod, logName, insertId), so 100k entries cost about their JSON size and are
-decoded only when a query needs them. Entries are deduplicated on (logName, timestamp, insertId),
+Each entry is kept as where its bytes are — an offset into a plain bundle file (`register_file`)
+— or, for entries from Cloud Logging or a compressed file, as its compact JSON bytes (orjson);
+beside it a small index: timestamp in nanoseconds, insertId, resource type, host, pod, logName.
+So 100k entries of a bundle cost a few bytes each beyond the file itself, and an entry is
+decoded only when a query needs it. Entries are deduplicated on (logName, timestamp, insertId),
 the identity Cloud Logging itself uses, so overlapping fetches do not double count.
 
-Entries without an `insertId` get a stable synthetic one: `mlwiki-` + the first 20 hex digits of
-the SHA-1 of the entry's JSON with sorted keys. The same entry always gets the same id, so
-findings that cite it resolve again when the bundle is re-read.
+Queries (`query`) narrow the candidates before decoding anything: the time bounds by binary
+search, the resource types, and the necessary conditions of the filter (`Filter.prefilter`):
+an equality on the node label or the pod name (by the host and pod of each entry), and an OR of
+`FIELD=~"…"` clauses that the diagnosis' single pass has already answered. The pass registers
+which regexes it answers (`answer_patterns`: the clauses `symptom_match("id")` renders) and,
+for each entry it read, which of them matched (`note_matches`); an entry it did not read, or
+whose fields have an unusual shape (`EntryFacts.regular`), stays a candidate. Candidates are
+then evaluated with the full filter, so an index only ever saves work, never changes a result.
+
+Entries without an `insertId` get a stable synthetic one (`mlwiki.logs.entry.synthetic_insert_id`).
 """
 
 from __future__ import annotations
 
 import bisect
-import hashlib
-import sys
+import os
+import weakref
+from array import array
 from collections.abc import Iterable, Iterator
-from typing import Any, Optional
+from pathlib import Path
+from typing import IO, Any, Optional, Union
 
 import orjson
 
-from mlwiki.logs.entry import entry_host, entry_pod
+from mlwiki.errors import BadInput
+from mlwiki.logs.entry import (
+    NODE_LABEL,
+    SYNTHETIC_ID_PREFIX,
+    EntryFacts,
+    facts_of,
+    synthetic_insert_id,
+)
 from mlwiki.logs.query import Filter
-from mlwiki.timewindow import timestamp_ns
 
-SYNTHETIC_ID_PREFIX = "mlwiki-"
+__all__ = ["SYNTHETIC_ID_PREFIX", "EntryStore", "synthetic_insert_id"]
+
+HOST_PATHS = {("labels", NODE_LABEL), ("resource", "labels", "node_name")}
+POD_PATHS = {("resource", "labels", "pod_name")}
+Pattern = tuple[tuple[str, ...], str]  # (field path, regex) of one `FIELD=~"regex"` clause
+Source = tuple[Optional[str], Optional[str], Optional[str], Optional[str]]
 
 
-def synthetic_insert_id(entry: dict[str, Any]) -> str:
-    digest = hashlib.sha1(orjson.dumps(entry, option=orjson.OPT_SORT_KEYS)).hexdigest()
-    return SYNTHETIC_ID_PREFIX + digest[:20]
+class _Files:
+    """The plain bundle files entries point into, opened on first re-read and checked unchanged."""
 
+    def __init__(self) -> None:
+        self.paths: list[Path] = []
+        self.stamps: list[tuple[int, int]] = []
+        self.open: dict[int, IO[bytes]] = {}
 
-def _interned(value: Any) -> Optional[str]:
-    return sys.intern(value) if isinstance(value, str) else None
+    def register(self, path: Path) -> int:
+        stat = path.stat()
+        self.paths.append(path)
+        self.stamps.append((stat.st_size, stat.st_mtime_ns))
+        return len(self.paths) - 1
+
+    def read(self, number: int, offset: int, length: int) -> bytes:
+        handle = self.open.get(number)
+        if handle is None:
+            path = self.paths[number]
+            try:
+                handle = open(path, "rb")  # noqa: SIM115 - closed by close()
+                stat = os.fstat(handle.fileno())
+            except OSError as error:
+                raise BadInput(f"{path}: cannot read again: {error}") from None
+            if (stat.st_size, stat.st_mtime_ns) != self.stamps[number]:
+                handle.close()
+                raise BadInput(f"{path}: the bundle file changed while it was being read")
+            self.open[number] = handle
+        handle.seek(offset)
+        return handle.read(length)
+
+    def close(self) -> None:
+        for handle in self.open.values():
+            handle.close()
+        self.open.clear()
 
 
 class EntryStore:
     """Log entries, deduplicated, queried in Cloud Logging's `timestamp asc` order."""
 
     def __init__(self) -> None:
-        self._blobs: list[bytes] = []
-        self._times: list[int] = []
+        self._blobs: list[Optional[bytes]] = []  # compact JSON, or None: the bytes are in a file
+        self._files_of = array("i")  # file number (-1: a blob), offset and length in that file
+        self._offsets = array("q")
+        self._lengths = array("q")
+        self._times = array("q")
         self._ids: list[str] = []
-        self._types: list[Optional[str]] = []
-        self._hosts: list[Optional[str]] = []
-        self._pods: list[Optional[str]] = []
-        self._logs: list[Optional[str]] = []
-        self._seen: set[tuple[Optional[str], int, str]] = set()
+        # (lower-cased resource type, host, pod, logName) of each entry: one shared tuple per
+        # distinct combination (a container stream is one), whatever the entry count.
+        self._sources: list[Source] = []
+        self._source_of: dict[Source, Source] = {}
+        self._by_id: dict[str, Union[int, list[int]]] = {}  # insertId → index(es), to dedupe
         self._order: Optional[list[int]] = None
         self._sorted_times: list[int] = []
+        self._files = _Files()
+        weakref.finalize(self, self._files.close)
+        # What the diagnosis' pass answered (see the module docstring).
+        self._patterns: dict[Pattern, tuple[str, ...]] = {}
+        self._matched: dict[str, list[int]] = {}
+        self._unread: set[int] = set()  # entries the pass has not read, or irregular ones
+        self._irregular: set[int] = set()  # entries the host and pod indexes cannot answer for
+        self._host_index: Optional[dict[str, list[int]]] = None
+        self._pod_index: Optional[dict[str, list[int]]] = None
 
     def __len__(self) -> int:
         return len(self._blobs)
 
+    def register_file(self, path: Path) -> int:
+        """A plain bundle file whose entries may be kept as offsets; its number."""
+        return self._files.register(path)
+
+    def close(self) -> None:
+        """Close the bundle files opened to re-read entries (also done when collected)."""
+        self._files.close()
+
+    # ---- adding -------------------------------------------------------------------------------
+
     def add(self, entry: dict[str, Any]) -> bool:
         """Keep `entry` (a LogEntry dict); False when it was already there or has no timestamp."""
-        instant = timestamp_ns(entry.get("timestamp"))
-        if instant is None:
-            return False
-        if not isinstance(entry.get("insertId"), str):
-            entry["insertId"] = synthetic_insert_id(entry)
-        log_name = _interned(entry.get("logName"))
-        key = (log_name, instant, entry["insertId"])
-        if key in self._seen:
-            return False
-        self._seen.add(key)
-        resource = entry.get("resource")
-        resource_type = resource.get("type") if isinstance(resource, dict) else None
-        # orjson's result keeps its over-allocated write buffer (4 KiB at least): copy it to size.
-        self._blobs.append(bytes(memoryview(orjson.dumps(entry))))
-        self._times.append(instant)
-        self._ids.append(entry["insertId"])
-        self._types.append(_interned(resource_type.lower()) if resource_type else None)
-        self._hosts.append(_interned(entry_host(entry)))
-        self._pods.append(_interned(entry_pod(entry)))
-        self._logs.append(log_name)
-        self._order = None
-        return True
+        facts = facts_of(entry)
+        return facts is not None and self.add_facts(facts)
 
     def extend(self, entries: Iterable[dict[str, Any]]) -> int:
         """Add many entries; returns how many were new."""
         return sum(1 for entry in entries if self.add(entry))
+
+    def add_facts(self, facts: EntryFacts) -> bool:
+        """Keep the entry `facts` describe (its `index` is set); False for a duplicate."""
+        insert_id, instant, log_name = facts.insert_id, facts.instant, facts.log_name or None
+        known = self._by_id.get(insert_id)
+        if known is not None:
+            for index in known if isinstance(known, list) else (known,):
+                if self._times[index] == instant and self._sources[index][3] == log_name:
+                    return False
+        index = len(self._blobs)
+        if known is None:
+            self._by_id[insert_id] = index
+        elif isinstance(known, list):
+            known.append(index)
+        else:
+            self._by_id[insert_id] = [known, index]
+        location = facts.location
+        if location is not None and location[0] < len(self._files.paths):
+            self._blobs.append(None)
+            self._files_of.append(location[0])
+            self._offsets.append(location[1])
+            self._lengths.append(location[2])
+        else:
+            # orjson's result keeps its over-allocated write buffer (4 KiB at least): copy it.
+            self._blobs.append(bytes(memoryview(orjson.dumps(facts.entry))))
+            self._files_of.append(-1)
+            self._offsets.append(0)
+            self._lengths.append(0)
+        self._times.append(instant)
+        self._ids.append(insert_id)
+        source = (facts.resource_type, facts.host or None, facts.pod or None, log_name)
+        shared = self._source_of.get(source)
+        if shared is None:
+            kind = source[0].lower() or None
+            shared = self._source_of[source] = (kind, *source[1:])
+        self._sources.append(shared)
+        self._unread.add(index)
+        if not facts.regular:
+            self._irregular.add(index)
+        self._order = None
+        self._host_index = self._pod_index = None
+        facts.index = index
+        return True
+
+    # ---- what the pass answered ----------------------------------------------------------------
+
+    def answer_patterns(self, patterns: dict[Pattern, tuple[str, ...]]) -> None:
+        """The `FIELD=~"regex"` clauses the pass answers, each with the names it notes matches
+        by (symptom ids): an entry matching the clause was noted with one of them."""
+        self._patterns.update(patterns)
+
+    def note_matches(self, facts: EntryFacts, names: Iterable[str]) -> None:
+        """The pass read the entry of `facts` and found `names` (symptom ids) in it."""
+        index = facts.index
+        if index is None or not facts.regular:
+            return  # not stored, or of a shape the indexes cannot answer for: read it in full
+        self._unread.discard(index)
+        for name in names:
+            self._matched.setdefault(name, []).append(index)
+
+    # ---- reading ------------------------------------------------------------------------------
+
+    def _decode(self, index: int) -> dict[str, Any]:
+        blob = self._blobs[index]
+        if blob is None:
+            blob = self._files.read(
+                self._files_of[index], self._offsets[index], self._lengths[index]
+            )
+        entry: dict[str, Any] = orjson.loads(blob)
+        if not isinstance(entry.get("insertId"), str) or not entry["insertId"]:
+            entry["insertId"] = self._ids[index]
+        return entry
+
+    def entry(self, index: int) -> dict[str, Any]:
+        """The entry stored at `index` (`EntryFacts.index`), decoded afresh."""
+        return self._decode(index)
 
     def _sorted(self) -> list[int]:
         if self._order is None:
@@ -93,14 +220,63 @@ class EntryStore:
     def entries(self) -> Iterator[dict[str, Any]]:
         """Every entry, ordered by timestamp then insertId."""
         for index in self._sorted():
-            yield orjson.loads(self._blobs[index])
+            yield self._decode(index)
+
+    def facts(self) -> Iterator[EntryFacts]:
+        """The facts of every entry (with their `index`), ordered by timestamp then insertId:
+        the input of a pass over entries already stored (Cloud Logging's)."""
+        for index in self._sorted():
+            facts = facts_of(self._decode(index))
+            if facts is not None:
+                facts.index = index
+                yield facts
 
     def hosts(self) -> list[str]:
         """The node names the entries are about, sorted."""
-        return sorted({host for host in self._hosts if host})
+        return sorted({host for _, host, _, _ in self._source_of.values() if host})
 
     def pods(self) -> list[str]:
-        return sorted({pod for pod in self._pods if pod})
+        return sorted({pod for _, _, pod, _ in self._source_of.values() if pod})
+
+    # ---- queries ------------------------------------------------------------------------------
+
+    def _by_value(self, field: int) -> dict[str, list[int]]:
+        """Entry indexes by the lower-cased host (field 1) or pod (field 2)."""
+        found: dict[str, list[int]] = {}
+        for index, source in enumerate(self._sources):
+            value = source[field]
+            if value:
+                found.setdefault(value.lower(), []).append(index)
+        return found
+
+    def _candidates(self, compiled: Filter) -> Optional[set[int]]:
+        """A superset of the entries matching `compiled` from the indexes, or None when no
+        index narrows it."""
+        chosen: Optional[set[int]] = None
+        for path, values in compiled.prefilter.equals:
+            if path in HOST_PATHS:
+                if self._host_index is None:
+                    self._host_index = self._by_value(1)
+                index = self._host_index
+            elif path in POD_PATHS:
+                if self._pod_index is None:
+                    self._pod_index = self._by_value(2)
+                index = self._pod_index
+            else:
+                continue
+            found = {i for value in values for i in index.get(value, ())}
+            found |= self._irregular
+            chosen = found if chosen is None else chosen & found
+        for clauses in compiled.prefilter.patterns:
+            names = [self._patterns.get(clause) for clause in clauses]
+            if not names or None in names:
+                continue  # a regex the pass did not answer: read every entry
+            found = set(self._unread)
+            for group in names:
+                for name in group or ():
+                    found.update(self._matched.get(name, ()))
+            chosen = found if chosen is None else chosen & found
+        return chosen
 
     def query(self, compiled: Filter, limit: Optional[int] = None) -> list[dict[str, Any]]:
         """Entries matching `compiled`, ordered like Cloud Logging's `timestamp asc`."""
@@ -115,15 +291,28 @@ class EntryStore:
             if compiled.end_ns is None
             else bisect.bisect_right(self._sorted_times, compiled.end_ns)
         )
+        candidates = self._candidates(compiled)
+        if candidates is not None and len(candidates) < high - low:
+            times, ids = self._times, self._ids
+            start, end = compiled.start_ns, compiled.end_ns
+            span = sorted(
+                (
+                    i
+                    for i in candidates
+                    if (start is None or times[i] >= start) and (end is None or times[i] <= end)
+                ),
+                key=lambda i: (times[i], ids[i]),
+            )
+        else:
+            span = order[low:high]
         types = compiled.resource_types
-        resource_types = self._types
+        sources = self._sources
         matches = compiled.matches
-        blobs = self._blobs
         found: list[dict[str, Any]] = []
-        for index in order[low:high]:
-            if types is not None and resource_types[index] not in types:
+        for index in span:
+            if types is not None and sources[index][0] not in types:
                 continue
-            entry = orjson.loads(blobs[index])
+            entry = self._decode(index)
             if matches(entry):
                 found.append(entry)
                 if limit is not None and len(found) >= limit:

@@ -701,10 +701,12 @@ def stall_steps_stop(root: Path) -> None:
         root,
         inconclusive(
             [],
-            [row("hang", "training-stall", None)],
+            [row("hang", None, None)],
             "Step lines stop at step 14039 and never resume for 45 min; nothing crashes and the "
             "periodic stack traces show every host waiting in an executable call. A hang with "
-            "no cause in the logs: inconclusive.",
+            "no cause in the logs: inconclusive. Relabelled to the headline contract (#14): it "
+            "has no root cause, so its failure row's symptom is null (its last step line stays "
+            "in its evidence).",
         ),
     )
 
@@ -821,11 +823,13 @@ def dark_host_not_ready_only(root: Path) -> None:
         root,
         inconclusive(
             [dead.node],
-            [row("crash", "node-not-ready", dead.node)],
+            [row("crash", None, dead.node)],
             "Task 3 goes silent, its node goes NotReady 40 s later, the coordinator reports "
             "task:3's heartbeat timeout (the survivors' fatal lines are split: the task name is "
             "on the next entry). Nothing says WHY the node went NotReady (no GCE event, no kernel "
-            "line): name the host, cause unknown.",
+            "line): name the host, cause unknown. Relabelled to the headline contract (#14): it "
+            "has no root cause, so its failure row's symptom is null (its node-not-ready lines "
+            "stay in its evidence).",
         ),
     )
 
@@ -844,10 +848,12 @@ def dark_host_nothing(root: Path) -> None:
         root,
         inconclusive(
             [dead.node],
-            [row("crash", "coordination-heartbeat-cascade", dead.node)],
+            [row("crash", None, dead.node)],
             "Only cascades: everyone names task:2 (slice 0 worker 2, scheduled on the node "
             "named here), which printed nothing; no node or VM event. Inconclusive, pointing "
-            "at that host.",
+            "at that host. Relabelled to the headline contract (#14): it has no root cause, so "
+            "its failure row's symptom is null (its coordination-heartbeat-cascade lines stay "
+            "in its evidence).",
         ),
     )
 
@@ -884,15 +890,18 @@ def oom_then_spot_preemption(root: Path) -> None:
     inc.write(
         root,
         diagnosed(
-            "host-oom-killed",
-            [first.node, second.node],
+            "spot-preemption",
+            [second.node],
             [
                 row("crash", "host-oom-killed", first.node),
                 row("preemption", "spot-preemption", second.node),
             ],
             "Two disruptions: a host OOM kill on slice 0 worker 3 (restart 1), then 40 min "
             "later a Spot preemption of slice 1 worker 1's VM (restart 2). The first is the "
-            "root cause reported; both hosts are culprits of their own disruption.",
+            "root cause reported; both hosts are culprits of their own disruption. Relabelled "
+            "to the headline contract (#14): the logs end with the Spot preemption and its "
+            "restart, nothing running after it: that disruption ended the run, so the headline "
+            "is spot-preemption on its host (the OOM kill stays row 1).",
         ),
     )
 

@@ -627,7 +627,7 @@ def segv_trace(inc: Incident, h: Host, ns: int, library: str) -> None:
 Expected = dict[str, Any]
 
 
-def row(kind: str, symptom: str, host: Optional[str]) -> dict[str, Any]:
+def row(kind: str, symptom: Optional[str], host: Optional[str]) -> dict[str, Any]:
     return {"kind": kind, "symptom": symptom, "host": host}
 
 

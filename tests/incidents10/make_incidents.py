@@ -544,7 +544,7 @@ def noise(b: Bundle, s: Slice, start: float, end: float) -> None:
         t += rng.uniform(40, 90)
 
 
-def failure(kind: str, symptom: str, host: Optional[str]) -> dict[str, Optional[str]]:
+def failure(kind: str, symptom: Optional[str], host: Optional[str]) -> dict[str, Optional[str]]:
     return {"kind": kind, "symptom": symptom, "host": host}
 
 
@@ -649,11 +649,12 @@ def auto_repair_halt() -> None:
             "status": "inconclusive",
             "root_cause": None,
             "culprit_hosts": [s.nodes[v]],
-            "failures": [failure("crash", "node-not-ready", s.nodes[v])],
+            "failures": [failure("crash", None, s.nodes[v])],
             "why": "Worker 3's node stopped posting status; nothing below it (no GCE event, no "
             "kernel line) says why. The auto-repair 10 minutes later and the MIG halts "
             "of every VM are the repair of that NotReady node, after the crash, not its "
-            "cause. A senior engineer names the node but cannot name a root cause.",
+            "cause. A senior engineer names the node but cannot name a root cause."
+            " Relabelled to the headline contract (#14): it has no root cause, so its failure row's symptom is null (its node-not-ready lines stay in its evidence).",
         }
     )
 
@@ -1103,10 +1104,11 @@ def graceful_only_one_pod() -> None:
             "status": "inconclusive",
             "root_cause": None,
             "culprit_hosts": [s.nodes[v]],
-            "failures": [failure("preemption", "node-graceful-shutdown", s.nodes[v])],
+            "failures": [failure("preemption", None, s.nodes[v])],
             "why": "Only worker 2's pod says its node was shutting down (a symptom of "
             "preemption, maintenance or repair); no GCE or node event in the bundle says "
-            "which. The cascade names task 2. Name the host; the root cause is unknown.",
+            "which. The cascade names task 2. Name the host; the root cause is unknown."
+            " Relabelled to the headline contract (#14): it has no root cause, so its failure row's symptom is null (its node-graceful-shutdown lines stay in its evidence).",
         }
     )
 
@@ -1144,15 +1146,16 @@ def two_disruptions() -> None:
     b.write(
         {
             "status": "diagnosed",
-            "root_cause": "host-maintenance",
-            "culprit_hosts": sorted([first_node, s.nodes[second]]),
+            "root_cause": "host-error",
+            "culprit_hosts": [s.nodes[second]],
             "failures": [
                 failure("preemption", "host-maintenance", first_node),
                 failure("crash", "host-error", s.nodes[second]),
             ],
             "why": "Two disruptions: maintenance on worker 0's VM first (the whole slice shut "
             "down gracefully), then after the restart a host error on worker 3's VM. "
-            "The first disruption's cause is the root cause; both VMs are culprits.",
+            "The first disruption's cause is the root cause; both VMs are culprits."
+            " Relabelled to the headline contract (#14): after the host error and the restart no step line comes in the 9 minutes the window still holds: the host error ended the run, so it is the headline, with its VM as the culprit.",
         }
     )
 

@@ -361,8 +361,9 @@ def readiness_never_passes(out: Path) -> None:
             "status": "inconclusive",
             "root_cause": None,
             "culprit_hosts": [node],
-            "failures": [{"kind": "hang", "symptom": "readiness-probe-failure", "host": node}],
-            "why": "The server listens on port 9000 while its readiness probe asks port 8080: the pod runs but never becomes Ready. No page explains a probe aimed at the wrong port, so the honest answer names the pod and stays inconclusive — never no_failure.",
+            "failures": [{"kind": "hang", "symptom": None, "host": node}],
+            "why": "The server listens on port 9000 while its readiness probe asks port 8080: the pod runs but never becomes Ready. No page explains a probe aimed at the wrong port, so the honest answer names the pod and stays inconclusive — never no_failure."
+            " Relabelled to the headline contract (#14): it has no root cause, so its failure row's symptom is null (its readiness-probe-failure lines stay in its evidence).",
         },
     )
 
@@ -562,8 +563,9 @@ def crash_loop_silent(out: Path) -> None:
             "status": "inconclusive",
             "root_cause": None,
             "culprit_hosts": [node],
-            "failures": [{"kind": "restart", "symptom": "container-crash-loop", "host": node}],
-            "why": "The container exits without printing anything and the kubelet keeps backing off: the workload is broken (never no_failure), but nothing in the logs says why — inconclusive, naming the looping pod's node.",
+            "failures": [{"kind": "restart", "symptom": None, "host": node}],
+            "why": "The container exits without printing anything and the kubelet keeps backing off: the workload is broken (never no_failure), but nothing in the logs says why — inconclusive, naming the looping pod's node."
+            " Relabelled to the headline contract (#14): it has no root cause, so its failure row's symptom is null (its container-crash-loop lines stay in its evidence).",
         },
     )
 

@@ -42,7 +42,7 @@ def utc(*parts: int) -> datetime:
     return datetime(*parts, tzinfo=timezone.utc)
 
 
-def row(kind: str, symptom: str, host: str | None) -> dict[str, Any]:
+def row(kind: str, symptom: str | None, host: str | None) -> dict[str, Any]:
     return {"kind": kind, "symptom": symptom, "host": host}
 
 
@@ -708,8 +708,8 @@ def restore_after_preemption() -> tuple[Incident, Expected]:
     fail_jobset(inc, pods1[0], r + timedelta(seconds=5), 1)
     sigterm(inc, pods1[1:], r + timedelta(seconds=6))
     return inc, diagnosed(
-        "spot-preemption",
-        [victim.node],
+        "checkpoint-restore-failure",
+        [],
         [
             row("preemption", "spot-preemption", victim.node),
             row("crash", "checkpoint-restore-failure", None),
@@ -718,7 +718,8 @@ def restore_after_preemption() -> tuple[Incident, Expected]:
         "checkpoint was still being written (compute.instances.preempted, imminent node shutdown, JobSet "
         "restart with first failed job slice-job-1). Second, after the restart every host fails to restore "
         "the half-written step 3000 (NOT_FOUND opening the ocdbt manifest) and exit 1 fails the JobSet. "
-        "The restore failure is identical on all hosts, so it adds no culprit; the first disruption's root is the run's root.",
+        "The restore failure is identical on all hosts, so it adds no culprit; the first disruption's root is the run's root."
+        " Relabelled to the headline contract (#14): the run ends with every host failing to restore the checkpoint at once: that common-mode disruption ended it, so the headline is checkpoint-restore-failure with no single culprit host (the preemption stays row 1).",
     )
 
 
@@ -1330,12 +1331,13 @@ def vfio_busy_after_crash() -> tuple[Incident, Expected]:
     fail_jobset(inc, again, v + timedelta(seconds=3), 1)
     sigterm(inc, [p for p in pods1 if p is not again], v + timedelta(seconds=4))
     return inc, diagnosed(
-        "process-segfault",
+        "tpu-vfio-busy",
         [bad.node],
         [row("crash", "process-segfault", bad.node), row("crash", "tpu-vfio-busy", bad.node)],
         "Task 1 segfaults in libtpu buffer deallocation (exit 139, restartable), the JobSet restarts; on the "
         "same node the new pod cannot open /dev/vfio/2 because the crashed process still holds the device, and "
-        "its exit 1 fails the JobSet. Two disruptions, both on that node.",
+        "its exit 1 fails the JobSet. Two disruptions, both on that node."
+        " Relabelled to the headline contract (#14): the VFIO-busy exit failed the JobSet: that disruption ended the run, so the headline is tpu-vfio-busy (same node; the segfault stays row 1).",
     )
 
 
@@ -1584,11 +1586,12 @@ def barrier_slow_compile() -> tuple[Incident, Expected]:
         "status": "inconclusive",
         "root_cause": None,
         "culprit_hosts": [slow.node],
-        "failures": [row("crash", "barrier-timeout", slow.node)],
+        "failures": [row("crash", None, slow.node)],
         "why": "Seven tasks reach the post-compile barrier and time out after 10 minutes naming task 6; task 6 "
         "had a persistent-cache miss and is still compiling (repeated 'Very slow compile?' alarms) when the "
         "JobSet fails on exit 1. Nothing on task 6's host is a root-cause failure (a slow compile is not a "
-        "fault the wiki has a page for), so the honest answer is inconclusive, pointing at task 6's node.",
+        "fault the wiki has a page for), so the honest answer is inconclusive, pointing at task 6's node."
+        " Relabelled to the headline contract (#14): it has no root cause, so its failure row's symptom is null (its barrier-timeout lines stay in its evidence).",
     }
 
 
@@ -2113,10 +2116,11 @@ def window_misses_root() -> tuple[Incident, Expected]:
         "status": "inconclusive",
         "root_cause": None,
         "culprit_hosts": [dead.node],
-        "failures": [row("crash", "coordination-heartbeat-cascade", dead.node)],
+        "failures": [row("crash", None, dead.node)],
         "why": "The window opens in the middle of the fallout: survivors abort naming task 6 (slice 1 host 2) and "
         "the JobSet restarts, but whatever killed task 6 happened before the window and no line from its host, "
-        "node or VM is in the bundle. Only cascades: inconclusive, naming task 6's node; widen the window.",
+        "node or VM is in the bundle. Only cascades: inconclusive, naming task 6's node; widen the window."
+        " Relabelled to the headline contract (#14): it has no root cause, so its failure row's symptom is null (its coordination-heartbeat-cascade lines stay in its evidence).",
     }
 
 

@@ -594,7 +594,7 @@ def expected(
     status: str,
     root: Optional[str],
     culprits: list[str],
-    failures: list[tuple[str, str, Optional[str]]],
+    failures: list[tuple[str, Optional[str], Optional[str]]],
     why: str,
 ) -> dict[str, Any]:
     return {
@@ -719,10 +719,11 @@ def hostoom_then_maintenance(out: Path) -> None:
             run,
             "diagnosed",
             "host-oom-killed",
-            [oom, maint],
+            [oom],
             [("crash", "host-oom-killed", oom), ("preemption", "host-maintenance", maint)],
             "Two disruptions: the kernel OOM-killed the trainer on the host of task 25 (cascade names it, "
-            "first failed job slice-job-1); after the restart a host-maintenance termination took out task 3's VM.",
+            "first failed job slice-job-1); after the restart a host-maintenance termination took out task 3's VM."
+            " Relabelled to the headline contract (#14): training went on after both disruptions, so the headline is the first's and only its host is a culprit (the maintenance row keeps its own).",
         ),
         duplicates=0.04,
     )
@@ -792,10 +793,11 @@ def segfault_task_replaced(out: Path) -> None:
             run,
             "diagnosed",
             "process-segfault",
-            [first, second],
+            [second],
             [("crash", "process-segfault", first), ("crash", "process-segfault", second)],
             "Task 5 segfaulted twice; after the first restart its pod (restart-attempt 1) landed on another node "
-            "of the slice, so the second cascade's task:5 points to the new node, not the old pod's.",
+            "of the slice, so the second cascade's task:5 points to the new node, not the old pod's."
+            " Relabelled to the headline contract (#14): the second segfault ended the run, so only its node (the task's attempt-1 node) is the culprit; each row keeps its own host.",
         ),
     )
 
@@ -1043,14 +1045,15 @@ def restore_fails_after_preempt(out: Path) -> None:
         expected(
             run,
             "diagnosed",
-            "spot-preemption",
-            [victim],
+            "checkpoint-restore-failure",
+            [],
             [
                 ("preemption", "spot-preemption", victim),
                 ("crash", "checkpoint-restore-failure", None),
             ],
             "First disruption: Spot preemption of task 30's VM during an async save. Second: every host fails to "
-            "restore the half-written step-60 checkpoint (identical everywhere, no single culprit).",
+            "restore the half-written step-60 checkpoint (identical everywhere, no single culprit)."
+            " Relabelled to the headline contract (#14): the run ends with every host failing to restore the checkpoint at once: that common-mode disruption ended it, so the headline is checkpoint-restore-failure with no single culprit host (the preemption stays row 1).",
         ),
         jsonl=True,
     )
@@ -1685,9 +1688,10 @@ def window_misses_root(out: Path) -> None:
             "inconclusive",
             None,
             [culprit],
-            [("crash", "coordination-heartbeat-cascade", culprit)],
+            [("crash", None, culprit)],
             "The bundle starts seconds after task 12 died: only the cascades naming it and the restart are in the "
-            "window. No root line is visible; say inconclusive and point at task 12's node.",
+            "window. No root line is visible; say inconclusive and point at task 12's node."
+            " Relabelled to the headline contract (#14): it has no root cause, so its failure row's symptom is null (its coordination-heartbeat-cascade lines stay in its evidence).",
         ),
     )
 

@@ -1490,14 +1490,15 @@ def restore_fails_after_preemption() -> None:
     inc.write(
         {
             "status": "diagnosed",
-            "root_cause": "spot-preemption",
-            "culprit_hosts": [victim],
+            "root_cause": "checkpoint-restore-failure",
+            "culprit_hosts": [],
             "failures": [
                 {"kind": "preemption", "symptom": "spot-preemption", "host": victim},
                 {"kind": "crash", "symptom": "checkpoint-restore-failure", "host": None},
             ],
             "why": "First disruption: slice 0 host 3's Spot VM was preempted (checkpoint 4010 left half-written). After the "
-            "restart every host fails to restore it, exit 1 fails the JobSet. sdxl-lora's restart is unrelated.",
+            "restart every host fails to restore it, exit 1 fails the JobSet. sdxl-lora's restart is unrelated."
+            " Relabelled to the headline contract (#14): the run ends with every host failing to restore the checkpoint at once: that common-mode disruption ended it, so the headline is checkpoint-restore-failure with no single culprit host (the preemption stays row 1).",
         }
     )
 
@@ -1727,11 +1728,10 @@ def window_misses_start() -> None:
             "status": "inconclusive",
             "root_cause": None,
             "culprit_hosts": [bad],
-            "failures": [
-                {"kind": "crash", "symptom": "coordination-heartbeat-cascade", "host": bad}
-            ],
+            "failures": [{"kind": "crash", "symptom": None, "host": bad}],
             "why": "The window opens after code-lm's task 3 died: only the survivors' cascades naming task 3 and the restart "
-            "are here. Say inconclusive and point at task 3's node; the OOM kill belongs to code-lm-rm.",
+            "are here. Say inconclusive and point at task 3's node; the OOM kill belongs to code-lm-rm."
+            " Relabelled to the headline contract (#14): it has no root cause, so its failure row's symptom is null (its coordination-heartbeat-cascade lines stay in its evidence).",
         }
     )
 

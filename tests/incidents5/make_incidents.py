@@ -391,7 +391,7 @@ def new(name: str, workload: str, seed: int, cluster: str = "ml-tpu-prod") -> In
     return Incident(name, workload, f"proj-{seed:03d}-tpu", cluster, "us-central2-b", T0, seed)
 
 
-def row(kind: str, symptom: str, host: Optional[str]) -> dict[str, Any]:
+def row(kind: str, symptom: Optional[str], host: Optional[str]) -> dict[str, Any]:
     return {"kind": kind, "symptom": symptom, "host": host}
 
 
@@ -465,15 +465,16 @@ def preempt_restore_fail() -> tuple[Incident, dict[str, Any]]:
     )
     return inc, {
         "status": "diagnosed",
-        "root_cause": "spot-preemption",
-        "culprit_hosts": [victim],
+        "root_cause": "checkpoint-restore-failure",
+        "culprit_hosts": [],
         "failures": [
             row("preemption", "spot-preemption", victim),
             row("crash", "checkpoint-restore-failure", None),
         ],
         "why": "Spot preemption of slice-1 host 2 (task 6) came first, cascades name task 6. "
         "After the restart every host fails to open the step-1500 checkpoint at once "
-        "(save interrupted by the preemption): a second disruption with no single host.",
+        "(save interrupted by the preemption): a second disruption with no single host."
+        " Relabelled to the headline contract (#14): the run ends with every host failing to open the checkpoint at once: that common-mode disruption ended it, so the headline is checkpoint-restore-failure with no single culprit host (the preemption stays row 1).",
     }
 
 
@@ -535,8 +536,8 @@ def three_disruptions() -> tuple[Incident, dict[str, Any]]:
     )
     return inc, {
         "status": "diagnosed",
-        "root_cause": "process-segfault",
-        "culprit_hosts": sorted([bad.node, hit, halted.node]),
+        "root_cause": "tpu-hardware-fault",
+        "culprit_hosts": [halted.node],
         "failures": [
             row("crash", "process-segfault", bad.node),
             row("crash", "host-error", hit),
@@ -544,7 +545,8 @@ def three_disruptions() -> tuple[Incident, dict[str, Any]]:
         ],
         "why": "Three independent disruptions on three hosts: segfault (task 2), host error on "
         "slice-b VM (task 5) after an idle hour, core halted on the recreated slice "
-        "(task 7); then ReachedMaxRestarts.",
+        "(task 7); then ReachedMaxRestarts."
+        " Relabelled to the headline contract (#14): the halted core on the recreated slice reached max restarts: that disruption ended the run, so the headline is tpu-hardware-fault on its host alone (every row keeps its own host).",
     }
 
 
@@ -940,14 +942,15 @@ def evicted_then_kueue() -> tuple[Incident, dict[str, Any]]:
     inc.sigterm(t + 2, pods)
     return inc, {
         "status": "diagnosed",
-        "root_cause": "pod-evicted-node-pressure",
-        "culprit_hosts": [bad.node],
+        "root_cause": "kueue-preemption",
+        "culprit_hosts": [],
         "failures": [
             row("eviction", "pod-evicted-node-pressure", bad.node),
             row("preemption", "kueue-preemption", None),
         ],
         "why": "Task 1's pod filled the node's ephemeral storage (XLA dumps) and was evicted; "
-        "35 min later Kueue preempted the whole workload for a higher-priority one.",
+        "35 min later Kueue preempted the whole workload for a higher-priority one."
+        " Relabelled to the headline contract (#14): Kueue's preemption took the whole workload away and nothing ran after it: the headline is kueue-preemption, tied to no node (the eviction stays row 1).",
     }
 
 
@@ -1109,9 +1112,10 @@ def window_misses_start() -> tuple[Incident, dict[str, Any]]:
         "status": "inconclusive",
         "root_cause": None,
         "culprit_hosts": [node],
-        "failures": [row("crash", "coordination-heartbeat-cascade", node)],
+        "failures": [row("crash", None, node)],
         "why": "The window begins after task 6's death; only cascades point at its node. No "
-        "root evidence in the bundle: inconclusive, naming that host.",
+        "root evidence in the bundle: inconclusive, naming that host."
+        " Relabelled to the headline contract (#14): it has no root cause, so its failure row's symptom is null (its coordination-heartbeat-cascade lines stay in its evidence).",
     }
 
 
@@ -1167,14 +1171,15 @@ def abort_then_vfio() -> tuple[Incident, dict[str, Any]]:
     )
     return inc, {
         "status": "diagnosed",
-        "root_cause": "process-abort",
+        "root_cause": "tpu-vfio-busy",
         "culprit_hosts": [bad.node],
         "failures": [
             row("crash", "process-abort", bad.node),
             row("crash", "tpu-vfio-busy", bad.node),
         ],
         "why": "Check failed + SIGABRT on task 2; the restarted pod on the SAME node finds the "
-        "VFIO group still held by the aborted process and exits 1 (FailJobSet).",
+        "VFIO group still held by the aborted process and exits 1 (FailJobSet)."
+        " Relabelled to the headline contract (#14): the VFIO-busy failure ended the run, so the headline is tpu-vfio-busy (same node; the Check failure stays row 1).",
     }
 
 

@@ -418,7 +418,7 @@ def t0(day: int, hour: int) -> datetime:
     return datetime(2025, 6, day, hour, 4, 11, 250000, tzinfo=timezone.utc)
 
 
-def row(kind: str, symptom: str, host: Optional[str]) -> dict[str, Any]:
+def row(kind: str, symptom: Optional[str], host: Optional[str]) -> dict[str, Any]:
     return {"kind": kind, "symptom": symptom, "host": host}
 
 
@@ -526,8 +526,8 @@ def input_mismatch_after_preemption() -> None:
     inc.write(
         {
             "status": "diagnosed",
-            "root_cause": "spot-preemption",
-            "culprit_hosts": [victim.node],
+            "root_cause": "executable-input-mismatch",
+            "culprit_hosts": [],
             "failures": [
                 row("preemption", "spot-preemption", victim.node),
                 row("crash", "executable-input-mismatch", None),
@@ -536,7 +536,8 @@ def input_mismatch_after_preemption() -> None:
             "After the restart every host restores step 3000 and fails identically on a parameter size mismatch "
             "(the restarted pods run a different sharding than the checkpoint), so the second has no culprit host.",
         },
-        fmt="jsonl",
+        fmt="jsonl"
+        " Relabelled to the headline contract (#14): the run ends with every host's restored executable rejecting its inputs at once: that common-mode disruption ended it, so the headline is executable-input-mismatch with no single culprit host (the preemption stays row 1).",
     )
 
 
@@ -812,10 +813,11 @@ def barrier_slow_compile() -> None:
             "status": "inconclusive",
             "root_cause": None,
             "culprit_hosts": [slow.node],
-            "failures": [row("crash", "barrier-timeout", slow.node)],
+            "failures": [row("crash", None, slow.node)],
             "why": "Seven tasks time out at a barrier naming task 6, which was still compiling after a cache miss. "
             "Nothing on task 6's host is a root failure mode, so the honest answer is inconclusive, pointing at it. "
-            "The barrier threw and the job exited (FailJob), so the disruption is a crash, not a hang.",
+            "The barrier threw and the job exited (FailJob), so the disruption is a crash, not a hang."
+            " Relabelled to the headline contract (#14): it has no root cause, so its failure row's symptom is null (its barrier-timeout lines stay in its evidence).",
         }
     )
 

@@ -464,7 +464,7 @@ def expected(
     status: str,
     root: Optional[str],
     culprits: list[str],
-    failures: list[tuple[str, str, str]],
+    failures: list[tuple[str, Optional[str], Optional[str]]],
     why: str,
 ) -> dict[str, Any]:
     return {
@@ -521,11 +521,12 @@ def inc01_driver_workers_silent(folder: Path) -> None:
             "inconclusive",
             None,
             [culprit.node],
-            [("crash", "coordination-heartbeat-cascade", culprit.node)],
+            [("crash", None, culprit.node)],
             "Every survivor names task:5 as stopped sending heartbeats. The startup lines say the "
             "driver does not join jax.distributed, so task 5 is workers-0-5, on its own node; that pod "
             "logged nothing after step 12 and no event explains it. Only cascades, no root: "
-            "inconclusive, pointing at workers-0-5's node.",
+            "inconclusive, pointing at workers-0-5's node."
+            " Relabelled to the headline contract (#14): it has no root cause, so its failure row's symptom is null (its coordination-heartbeat-cascade lines stay in its evidence).",
         ),
     )
 
@@ -913,13 +914,14 @@ def inc08_same_node_two_attempts(folder: Path) -> None:
         expected(
             js,
             "diagnosed",
-            "host-oom-killed",
+            "process-segfault",
             [bad],
             [("crash", "host-oom-killed", bad), ("crash", "process-segfault", bad)],
             "Attempt 0: slice-job-0-3 on node X was OOM-killed (cgroup), cascades name task:3. After "
             "the restart the pods were placed differently: node X now runs slice-job-0-1, which "
             "segfaulted; cascades name task:1. Both disruptions land on the same node X (a bad host is "
-            "suspect); task ids alone would point at two different nodes.",
+            "suspect); task ids alone would point at two different nodes."
+            " Relabelled to the headline contract (#14): the second attempt's segfault ended the run, so the headline is process-segfault (on the same node X).",
         ),
     )
 
@@ -1242,10 +1244,11 @@ def inc15_driver_first_silent(folder: Path) -> None:
             "inconclusive",
             None,
             [culprit.node],
-            [("crash", "coordination-heartbeat-cascade", culprit.node)],
+            [("crash", None, culprit.node)],
             "The driver joins jax.distributed as process 0, so workers-0-c is task c+1 and task:4 is "
             "workers-0-3 (which stopped logging after step 13). No root line anywhere: inconclusive, "
-            "pointing at workers-0-3's node — not workers-0-4's, which completion index 4 suggests.",
+            "pointing at workers-0-3's node — not workers-0-4's, which completion index 4 suggests."
+            " Relabelled to the headline contract (#14): it has no root cause, so its failure row's symptom is null (its coordination-heartbeat-cascade lines stay in its evidence).",
         ),
     )
 
@@ -1280,17 +1283,18 @@ def inc16_multislice_silent_reshuffled(folder: Path) -> None:
         folder,
         expected(
             js,
-            "diagnosed",
-            "spot-preemption",
-            [first[6].node, culprit.node],
+            "inconclusive",
+            None,
+            [culprit.node],
             [
                 ("preemption", "spot-preemption", first[6].node),
-                ("crash", "coordination-heartbeat-cascade", culprit.node),
+                ("crash", None, culprit.node),
             ],
             "Disruption 1: task:6 (slice 1, worker 2) lost its Spot VM. Disruption 2 (restart "
             "attempt 1): cascades name task:13 = slice 3 worker 1, whose attempt-1 pod runs on a "
             "different node than slice-job-3-1 did in attempt 0; no root line for it, so that row is "
-            "the cascade and its host is the attempt-1 node. Root cause = first disruption's.",
+            "the cascade and its host is the attempt-1 node. Root cause = first disruption's."
+            " Relabelled to the headline contract (#14): the second disruption ended the run and has no root line, so the run is inconclusive: no root cause, its culprit the host the cascades point to, its row's symptom null (the Spot preemption stays row 1).",
         ),
     )
 

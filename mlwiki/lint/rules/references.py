@@ -97,6 +97,43 @@ def action_template(ctx: LintContext, action: Action) -> Iterator[Finding]:
             )
 
 
+def quoted_filter_value(ctx: LintContext, action: Action) -> Iterator[Finding]:
+    """A `{{ … }}` inside a quoted string of a filter: the engine quotes every value it renders,
+    so `"{{ node }}"` becomes `""node-1""` and the query silently matches nothing."""
+    if not isinstance(action.filter, str):
+        return
+    for expression in _quoted_expressions(action.filter):
+        yield Finding(
+            action.path,
+            action.line_of("filter"),
+            f"filter: '{expression}' is written inside quotes; values are quoted when rendered "
+            f'(it would render as ""value"" and match nothing): write {expression} '
+            "without the quotes",
+        )
+
+
+def _quoted_expressions(text: str) -> Iterator[str]:
+    """The `{{ … }}` expressions that stand inside a double-quoted string of a filter template
+    (template tags and comments outside strings are skipped, quotes inside them too)."""
+    index, quoted = 0, False
+    while index < len(text):
+        char = text[index]
+        if text.startswith(("{{", "{%", "{#"), index):
+            closing = {"{": "}}", "%": "%}", "#": "#}"}[text[index + 1]]
+            end = text.find(closing, index + 2)
+            end = len(text) if end < 0 else end + 2
+            if quoted and text[index + 1] == "{":
+                yield " ".join(text[index:end].split())
+            index = end
+            continue
+        if quoted and char == "\\":
+            index += 2
+            continue
+        if char == '"':
+            quoted = not quoted
+        index += 1
+
+
 def unknown_symptom(ctx: LintContext, action: Action) -> Iterator[Finding]:
     listed = action.data.get("symptoms")
     for symptom_id in listed if isinstance(listed, list) else []:
