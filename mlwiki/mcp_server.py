@@ -42,7 +42,8 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
 from mcp.server.mcpserver.resources import FunctionResource
 from mcp.types import ToolAnnotations
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, model_validator
+from pydantic_core import PydanticCustomError
 
 from mlwiki.errors import BadInput, MlwikiError
 from mlwiki.output import DEFAULT_LIMIT, MCP, Selection, dumps, fit, present, redact
@@ -497,10 +498,11 @@ class WikiTools:
         args: argparse.Namespace,
     ) -> dict[str, Any]:
         """What the user needs to decide on a mutating step, and the command to approve it."""
-        from mlwiki.engine.approval import argv_digest
+        from mlwiki.engine.approval import SHOWN_DIGEST, argv_digest
 
         step = result.step(step_id)
         action = wiki.actions[step.uses]
+        digest = argv_digest(step.rendered)[:SHOWN_DIGEST]
         source = [
             f"--{name}={getattr(args, name)}"
             for name in ("bundle", "project", "start", "end", "since")
@@ -515,9 +517,7 @@ class WikiTools:
             "status": "approval required",
             "how_to_approve": (
                 "Only the user can approve, outside MCP, by running: "
-                + shlex.join(
-                    [*argv, *source, "--approve", f"{step.id}={argv_digest(step.rendered)[:16]}"]
-                )
+                + shlex.join([*argv, *source, "--approve", f"{step.id}={digest}"])
             ),
         }
 
@@ -615,14 +615,33 @@ def build_server(wiki_dir: Optional[str] = None) -> MCPServer:
 
 def _refuse_unknown_arguments(server: MCPServer, name: str) -> None:
     """Arguments the tool does not declare are an error (the SDK drops them silently), so an
-    agent that passes `approve` learns there is no such thing instead of believing it approved."""
+    agent that passes `approve` learns there is no such thing instead of believing it approved.
+    The error names the tool, the unknown arguments and the ones it takes, and never echoes the
+    values given (they may be whole findings)."""
     tool = server._tool_manager.get_tool(name)
     assert tool is not None
     lenient = tool.fn_metadata.arg_model
+    known = sorted(lenient.model_fields)
+
+    def refuse(cls: type, given: Any) -> Any:
+        unknown = sorted(set(given) - set(known)) if isinstance(given, dict) else []
+        if unknown:
+            raise PydanticCustomError(
+                "unknown_argument",
+                "{tool} takes no argument {unknown}; its arguments are {known}",
+                {"tool": name, "unknown": ", ".join(map(repr, unknown)), "known": ", ".join(known)},
+            )
+        return given
+
     strict = type(
         lenient.__name__,
         (lenient,),
-        {"model_config": ConfigDict(arbitrary_types_allowed=True, extra="forbid")},
+        {
+            "model_config": ConfigDict(
+                arbitrary_types_allowed=True, extra="forbid", hide_input_in_errors=True
+            ),
+            "refuse_unknown": model_validator(mode="before")(classmethod(refuse)),
+        },
     )
     tool.fn_metadata.arg_model = strict
     tool.parameters["additionalProperties"] = False

@@ -7,7 +7,8 @@
   each MCP result within 20,000 bytes.
 - /handoff: findings → package with the cited entries found from the findings alone; a rerun
   with more evidence completes the same package; watching an unknown key is bad input.
-- The hooks of both agents, as their settings run them, from the repository root and `.agents/`.
+- The hooks of both agents, as their settings run them, from the repository root, `.agents/`
+  and a subdirectory.
 """
 
 from __future__ import annotations
@@ -132,6 +133,38 @@ def test_troubleshoot_and_handoff_on_100k_entries_stay_within_the_caps(
         assert len(done.stdout) + len(done.stderr) <= CLI_CAP, argv
 
 
+# Every agent-facing command on the 100k-entry bundle, as an agent runs it (nothing redirected to
+# a file), with the largest `--limit` an agent might ask for.
+BIG_COMMANDS = {
+    "troubleshoot md": ["troubleshoot", "bench-run"],
+    "troubleshoot json": ["troubleshoot", "bench-run", "--format", "json", "--limit", "100000"],
+    "match json": ["match", "bench-run", "--format", "json", "--limit", "100000"],
+    "match text": ["match", "bench-run", "--limit", "100000"],
+    "run json": ["run", "verify-hbm-oom-runtime", "--param", "workload=bench-run",
+                 "--format", "json", "--limit", "100000"],
+    "run text": ["run", "verify-hbm-oom-runtime", "--param", "workload=bench-run",
+                 "--format", "text"],
+    "action json": ["action", "find-hbm-oom-runtime", "--param", "workload=bench-run",
+                    "--format", "json", "--limit", "100000"],
+}  # fmt: skip
+
+
+@pytest.mark.slow
+def test_every_agent_command_on_100k_entries_prints_at_most_30000_characters(
+    big_bundle: Path,
+) -> None:
+    sizes = {}
+    for name, argv in BIG_COMMANDS.items():
+        done = subprocess.run(
+            [str(MLWIKI), *argv, "--bundle", str(big_bundle)],
+            cwd=REPO_ROOT, capture_output=True, text=True, timeout=600, check=False,
+        )  # fmt: skip
+        assert done.returncode == 0, (name, done.stderr[-500:])
+        sizes[name] = len(done.stdout) + len(done.stderr)
+    print(sizes)
+    assert max(sizes.values()) <= CLI_CAP, sizes
+
+
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
@@ -139,23 +172,42 @@ def anyio_backend() -> str:
 
 @pytest.mark.slow
 @pytest.mark.anyio
-async def test_mcp_results_stay_within_20000_bytes_on_100k_entries(big_bundle: Path) -> None:
+async def test_every_mcp_result_stays_within_20000_bytes_on_100k_entries(
+    big_bundle: Path, tmp_path: Path
+) -> None:
+    """Each tool (the run's entries alone are 1.5 MB of JSON before output sizing) and the largest
+    resource, the wiki index, with the largest limits a tool takes."""
     pytest.importorskip("mcp")
     from mcp import Client
 
-    from mlwiki.mcp_server import build_server
+    from mlwiki.mcp_server import MAX_ROWS, build_server
 
-    calls = [  # every entry the run found: 1.5 MB of JSON before output sizing
+    troubleshoot_walk(big_bundle, "bench-run", tmp_path)  # findings.json and report.md
+    bundle = str(big_bundle)
+    calls = [
+        ("match_logs", {"bundle": bundle, "workload": "bench-run", "limit": MAX_ROWS}),
+        ("troubleshoot", {"workload": "bench-run", "bundle": bundle, "limit": MAX_ROWS}),
         ("run_workflow", {"workflow_id": "verify-hbm-oom-runtime",
-                          "params": {"workload": "bench-run"}, "bundle": str(big_bundle)}),
+                          "params": {"workload": "bench-run"}, "bundle": bundle,
+                          "limit": MAX_ROWS}),
+        ("verify_findings", {"findings_path": str(tmp_path / "findings.json"), "bundle": bundle,
+                             "report_path": str(tmp_path / "report.md")}),
+        ("list_symptoms", {"limit": MAX_ROWS}),
+        ("search_wiki", {"query": "Ran out of memory in memory space hbm", "limit": 100}),
+        ("read_page", {"page_id": "hbm-oom-runtime"}),
     ]  # fmt: skip
+    sizes = {}
     async with Client(build_server(str(WIKI_ROOT))) as client:
         for tool, arguments in calls:
             result = await client.call_tool(tool, arguments)
-            assert result.is_error is False, result.content
+            assert result.is_error is False, (tool, result.content)
             text = "".join(getattr(block, "text", "") for block in result.content)
-            assert len(text.encode()) <= 20_000, tool
+            sizes[tool] = len(text.encode())
             assert len(json.dumps(result.structured_content, indent=2).encode()) <= 20_000, tool
+        index = await client.read_resource("mlwiki://index")
+        sizes["index resource"] = sum(len(c.text.encode()) for c in index.contents)
+    print(sizes)
+    assert max(sizes.values()) <= 20_000, sizes
 
 
 # -- /handoff -----------------------------------------------------------------------------------
@@ -254,7 +306,7 @@ def _hook_commands() -> dict[str, str]:
     return {"claude": claude, "antigravity": antigravity}
 
 
-@pytest.mark.parametrize("workdir", [".", ".agents"])
+@pytest.mark.parametrize("workdir", [".", ".agents", "_wiki/symptoms"])
 @pytest.mark.parametrize("agent", ["claude", "antigravity"])
 def test_both_hooks_hold_from_both_working_directories(agent: str, workdir: str) -> None:
     from mlwiki.doctor_agents import decision_of, payload

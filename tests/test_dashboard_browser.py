@@ -175,3 +175,59 @@ def test_csp_blocks_injected_inline_script(page: Any, served: RunningServer) -> 
         " document.body.appendChild(s); }"
     )
     assert page.evaluate("typeof window.__inline") == "undefined"
+
+
+def test_a_failed_jobset_shows_its_failed_condition_and_each_workload_its_accelerator(
+    browser: Any, tmp_path: Path
+) -> None:
+    """What /dashboard shows: a failed JobSet's Failed condition (reason and message) even when a
+    warning event came later, and every workload's accelerator and topology, also one whose
+    template selects no nodes (its nodes tell)."""
+    snapshot = realistic_cluster().write_snapshot(tmp_path / "cluster")
+    events = json.loads((snapshot / "events.json").read_text())
+    pods = json.loads((snapshot / "pods.json").read_text())["items"]
+    pod = next(p for p in pods if p["metadata"]["name"].startswith("spot-finetune-"))
+    later = json.loads(json.dumps(events["items"][0]))
+    later["metadata"]["name"] += "-later"
+    later["involvedObject"].update(kind="Pod", name=pod["metadata"]["name"])
+    later.update(
+        reason="BackOff",
+        message="Back-off restarting failed container",
+        firstTimestamp="2025-06-01T23:59:00Z",
+        lastTimestamp="2025-06-01T23:59:00Z",
+    )
+    events["items"].append(later)
+    (snapshot / "events.json").write_text(json.dumps(events))
+    jobsets = json.loads((snapshot / "jobsets.json").read_text())
+    for jobset in jobsets["items"]:
+        if jobset["metadata"]["name"] == "eval-sweep":
+            for replicated in jobset["spec"]["replicatedJobs"]:
+                replicated["template"]["spec"]["template"]["spec"].pop("nodeSelector", None)
+    (snapshot / "jobsets.json").write_text(json.dumps(jobsets))
+    failed = next(j for j in jobsets["items"] if j["metadata"]["name"] == "spot-finetune")
+    condition = next(c for c in failed["status"]["conditions"] if c["type"] == "Failed")
+
+    running = serve_in_thread(create_app(SnapshotSource(snapshot)))
+    context = browser.new_context()
+    try:
+        tab = context.new_page()
+        tab.goto(running.url)
+        rows = {
+            row.locator("td strong").inner_text(): row
+            for row in tab.locator("#workloads tbody tr").all()
+        }
+        assert {"spot-finetune", "eval-sweep"} <= set(rows)
+        row = rows["spot-finetune"]
+        assert row.locator(".badge").inner_text() == "Failed"
+        reason = row.locator("td.reason").inner_text()
+        assert reason.startswith(f"JobSet failed: {condition['reason']}: ")
+        assert condition["message"] in reason and "Back-off" not in reason
+        for name, workload in rows.items():
+            where = workload.locator(
+                "td .sub"
+            ).first.inner_text()  # namespace · accelerator topology
+            assert "accelerator unknown" not in where and " · tpu-" in where, (name, where)
+            assert where.rsplit(" ", 1)[-1][0].isdigit(), (name, where)  # e.g. 2x2x4
+    finally:
+        context.close()
+        running.stop()

@@ -11,7 +11,9 @@ is what the user believes. So the report is checked the same way, claim by claim
 - every quote (a fenced block with no info string, `text` or `log`; commands go in `bash`,
   `console` or `sh` blocks) is verbatim in a fetched entry's text — whitespace may differ, `…` or
   `...` may stand for an omitted part, secrets may be `[REDACTED:kind]` — and a quote the report
-  cites by an id on the three lines above it must be in *that* entry.
+  cites by an id on the three lines above it must be in *that* entry. A block of several lines
+  that no single entry holds may quote one entry per line (what a host printed last): then every
+  line must be in a fetched entry (in one of the entries cited above it, when ids are cited).
 
 Any claim that does not resolve makes the report REJECTed, each problem with the report's line
 number and the exact line. The check reads the bundle once (or asks Cloud Logging once per 200
@@ -148,6 +150,8 @@ class Fetched:
     insert_ids: set[str] = field(default_factory=set)
     hosts: set[str] = field(default_factory=set)
     quotes: dict[int, set[str]] = field(default_factory=dict)  # claim index -> insertIds holding it
+    # (claim index, line offset) -> insertIds holding that line of a multi-line quote
+    quote_lines: dict[tuple[int, int], set[str]] = field(default_factory=dict)
 
 
 def _entry_texts(entry: dict[str, Any]) -> list[str]:
@@ -165,6 +169,12 @@ def resolve(claims: list[Claim], entries: Any, *, insert_id_of: Any, host_of: An
     wanted_ids = {c.value for c in claims if c.kind == "insertId"}
     wanted_hosts = {c.value for c in claims if c.kind == "host"}
     quotes = [(i, c) for i, c in enumerate(claims) if c.kind == "quote"]
+    lines = [
+        ((i, offset), line)
+        for i, c in quotes
+        if len(quote_lines(c.value)) > 1
+        for offset, line in quote_lines(c.value)
+    ]
     fetched = Fetched()
     for entry in entries:
         insert_id = insert_id_of(entry)
@@ -178,7 +188,15 @@ def resolve(claims: list[Claim], entries: Any, *, insert_id_of: Any, host_of: An
             for index, claim in quotes:
                 if any(quote_in_text(claim.value, text) for text in texts):
                     fetched.quotes.setdefault(index, set()).add(insert_id)
+            for key, line in lines:
+                if any(quote_in_text(line, text) for text in texts):
+                    fetched.quote_lines.setdefault(key, set()).add(insert_id)
     return fetched
+
+
+def quote_lines(quote: str) -> list[tuple[int, str]]:
+    """The non-blank lines of a quote block with their offsets in it."""
+    return [(offset, line) for offset, line in enumerate(quote.split("\n")) if line.strip()]
 
 
 def check_claims(
@@ -199,14 +217,24 @@ def check_claims(
         elif claim.kind == "host" and claim.value not in fetched.hosts:
             problem(claim, f"host {claim.value} is the host of no fetched entry")
         elif claim.kind == "quote":
+            cited = {str(evidence[c]["insertId"]) if c in evidence else c for c in claim.cites}
+            where = ", ".join(sorted(claim.cites))
             holders = fetched.quotes.get(index, set())
-            if not holders:
+            if holders:
+                if cited and not cited & holders:
+                    problem(claim, f"quote is not in the entry cited above it ({where})")
+                continue
+            per_line = quote_lines(claim.value)
+            if len(per_line) < 2:
                 problem(claim, "quote is in no fetched entry")
                 continue
-            cited = {str(evidence[c]["insertId"]) if c in evidence else c for c in claim.cites}
-            if cited and not cited & holders:
-                where = ", ".join(sorted(claim.cites))
-                problem(claim, f"quote is not in the entry cited above it ({where})")
+            for offset, _ in per_line:  # one entry per line, or the line named is wrong
+                line = Claim(claim.line + offset, "quote", "")
+                held = fetched.quote_lines.get((index, offset), set())
+                if not held:
+                    problem(line, "quote is in no fetched entry")
+                elif cited and not cited & held:
+                    problem(line, f"quote is not in the entries cited above it ({where})")
     return problems
 
 
