@@ -21,7 +21,10 @@ DATA = Path(__file__).parent / "data"
 # heldout_lines.jsonl: issue #3's red team; heldout_lines_12.jsonl: real lines issue #12 set aside
 # (a random 35% of what its search found, split off before the signatures were written);
 # heldout_lines_12b.jsonl: real lines issue #12's second round gathered and kept out of the pages'
-# examples (the families were written with most of them in view: a regression check).
+# examples (the families were written with most of them in view: a regression check);
+# heldout_lines_12c.jsonl: real lines issue #12's third round found that the pages already matched
+# before that round changed anything (29 of them; the 10 it found missed became page examples),
+# with 5 benign lines from the same threads.
 FILES = sorted(DATA.glob("heldout_lines*.jsonl"))
 WIKI = load_wiki(REPO_ROOT / "_wiki")
 ROOTS = {page.id for page in WIKI.symptoms.values() if page.role == "root"}

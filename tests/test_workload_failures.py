@@ -144,6 +144,12 @@ def test_a_traceback_split_over_five_entries_is_one_record(tmp_path: Path) -> No
     assert len(cited) == 1, cited
     assert cited[0]["quote"].startswith("FileNotFoundError")
     assert cited[0]["record"] == [f"ln{i}" for i in range(5)]
+    # The report quotes the record around its raised line: the last frame above it.
+    assert cited[0]["excerpt"] == "\n".join(texts[2:])
+    report = diagnose("worker", bundle=tmp_path / "bundle.json", wiki=WIKI, verify=False)
+    assert (
+        '  File "/app/data.py", line 88, in __next__\nFileNotFoundError' in report.report_markdown
+    )
 
 
 def _pod_status(n: int, seconds: float, pod: str, exit_code: int) -> dict[str, Any]:

@@ -9,35 +9,60 @@ the lines of the same container stream around it, each within `JOIN` seconds of 
 in time order. The names found there are lent to the hit; its quote stays its own line (the
 entry it cites).
 
-A catch-all page's record (a Python traceback: header, frames, raised line) is matched once, on
-its raised line (see `match.specific_in_records`); that hit is given the insertIds of the whole
-record, which its evidence cites, so the frames above the message travel with it.
+Every page's record is matched once (`gather_records`). A *written record* is a run of entries
+of one container stream, each within `JOIN` seconds of the one before, that no line with a header
+of its own interrupts: a glog/absl prefix (`E1201 12:00:00.123456 …]`), a timestamped prefix, a
+`Traceback (most recent call last):`. Lines without one — a traceback's frames and raised line,
+the lines of a JSON error body printed across lines, glog continuation lines, the `*** Check
+failure stack trace ***` block under an `F… Check failed:` line — belong to the record above
+them. For every record holding a hit, its joined text is matched once more, so a page whose
+wording spans lines (a JSON body's code and message) is found; then each page has one hit per
+record, on its *decisive* line: a catch-all page's last matching line (a traceback's raised
+line), a specific page's first (the `Check failed:` line, a body's message), the line completing
+the match when only the joined text matches. Catch-all hits yield to a specific page in the
+same record (as in `match.specific_in_records`). The hit cites its entry, lists the insertIds
+of the whole record (`record`) and carries an `excerpt`: the record's lines around the decisive
+line (for a traceback the last frame above the raised line), which the report quotes. Records
+are read in time clusters, bounded by `REACH` and `MAX_RECORD_LINES`. A record none of whose
+lines matched anything is not read again (the pass keeps only matched entries): a wording that
+only a whole record holds is found when one of its lines names the failure on its own.
 """
 
 from __future__ import annotations
 
+import re
+from dataclasses import replace
 from datetime import datetime, timezone
 from typing import Any
 
 from mlwiki.diagnose.clock import epoch
-from mlwiki.diagnose.match import Hit, Scan
+from mlwiki.diagnose.match import CASCADE, ROOT, Hit, Scan, hit_order
+from mlwiki.diagnose.signatures import MAX_QUOTE
 from mlwiki.logs.entry import entry_pod, entry_text
 from mlwiki.logs.query import compile_filter, quote
 from mlwiki.logs.store import EntryStore
 
 JOIN = 0.002  # seconds between two lines of one write (the agent stamps each line as it reads it)
 REACH = 1.0  # seconds around the hit searched for its record (bounds the lookup)
+MAX_RECORD_LINES = 400  # a longer run of lines is cut into records of this size
+EXCERPT_BEFORE, EXCERPT_AFTER = 2, 2  # record lines quoted around the decisive line
+CONTAINER_TEXT = frozenset({"textPayload", "jsonPayload.message"})
+# A line that starts a record of its own: a glog/absl prefix (severity letter, MMDD, time), a
+# timestamped prefix (TensorFlow, Python logging), a Python traceback's header.
+HEADER = re.compile(
+    r"^(?:[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+|\[?\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d)"
+    r"|Traceback \(most recent call last\):"
+)
 
 
 def gather_records(scan: Scan, store: EntryStore) -> None:
-    """Give each catch-all container hit (a traceback's raised line) the entries of its record.
+    """Match every container hit's record once (see the module docstring).
 
-    The record is found as in `lend_names`; the streams are read in time clusters (hits whose
-    `REACH` windows overlap share one store query), so every entry is read at most once.
+    The streams are read in time clusters (hits whose `REACH` windows overlap share one store
+    query), so every entry is read at most once.
     """
     wanted = sorted(
-        (h for h in scan.hits if h.symptom in scan.signatures.generic and h.pod),
-        key=lambda h: h.time,
+        (h for h in scan.hits if h.pod and h.field in CONTAINER_TEXT), key=lambda h: h.time
     )
     clusters: list[list[Hit]] = []
     for hit in wanted:
@@ -45,6 +70,8 @@ def gather_records(scan: Scan, store: EntryStore) -> None:
             clusters[-1].append(hit)
         else:
             clusters.append([hit])
+    dropped: set[int] = set()
+    added: list[Hit] = []
     for cluster in clusters:
         query = " AND ".join(
             (
@@ -53,21 +80,102 @@ def gather_records(scan: Scan, store: EntryStore) -> None:
                 f'timestamp<="{_stamp(cluster[-1].time + REACH)}"',
             )
         )
+        by_stream: dict[tuple[str, str], dict[str, list[Hit]]] = {}
+        for hit in cluster:
+            stream = by_stream.setdefault((hit.pod or "", hit.log_name), {})
+            stream.setdefault(hit.insert_id, []).append(hit)
         streams: dict[tuple[str, str], list[dict[str, Any]]] = {}
-        keys = {(h.pod, h.log_name) for h in cluster}
         for entry in store.query(compile_filter(query, "record lookup")):
             key = (entry_pod(entry) or "", str(entry.get("logName") or ""))
-            if key in keys:
+            if key in by_stream:
                 streams.setdefault(key, []).append(entry)
-        for hit in cluster:
-            ids = _record_ids(streams.get((hit.pod or "", hit.log_name), []), hit)
-            if len(ids) > 1:
-                hit.record = ids
+        for key, hits in by_stream.items():
+            for record in _split(streams.get(key, [])):
+                inside = [h for e, _ in record for h in hits.get(str(e.get("insertId")), ())]
+                if inside and len(record) > 1:
+                    kept, extra = _match_record(scan, record, inside)
+                    standing = {id(h) for h in kept}
+                    dropped.update(id(h) for h in inside if id(h) not in standing)
+                    added.extend(extra)
+    if dropped or added:
+        scan.hits = sorted([h for h in scan.hits if id(h) not in dropped] + added, key=hit_order)
 
 
-def _record_ids(entries: list[dict[str, Any]], hit: Hit) -> list[str]:
-    first, last = _bounds(entries, hit)
-    return [str(e.get("insertId")) for e in entries[first : last + 1]] if last >= first else []
+def _split(entries: list[dict[str, Any]]) -> list[list[tuple[dict[str, Any], str]]]:
+    """The written records of one stream's time-ordered `entries`, each line with its text."""
+    records: list[list[tuple[dict[str, Any], str]]] = []
+    previous = float("-inf")
+    for entry in entries:
+        when = epoch(str(entry.get("timestamp")))
+        text = entry_text(entry)
+        if (
+            records
+            and when - previous <= JOIN
+            and len(records[-1]) < MAX_RECORD_LINES
+            and not HEADER.search(text)
+        ):
+            records[-1].append((entry, text))
+        else:
+            records.append([(entry, text)])
+        previous = when
+    return records
+
+
+def _match_record(
+    scan: Scan, record: list[tuple[dict[str, Any], str]], inside: list[Hit]
+) -> tuple[list[Hit], list[Hit]]:
+    """The record's hits that stand (one per page, on its decisive line) and the new hits of the
+    pages only its joined text matches."""
+    lines = [text for _, text in record]
+    ids = [str(e.get("insertId")) for e, _ in record]
+    position = {insert_id: i for i, insert_id in enumerate(ids)}
+    generic = scan.signatures.generic
+    # One hit per page and per thing it names: a digest's lines naming different hosts stay
+    # apart, a traceback's header and raised line (naming nothing) are one.
+    by_page: dict[tuple[str, tuple[tuple[str, str], ...]], list[Hit]] = {}
+    for hit in sorted(inside, key=lambda h: (position[h.insert_id], h.symptom)):
+        by_page.setdefault((hit.symptom, tuple(sorted(hit.captures.items()))), []).append(hit)
+    kept = [hits[-1] if page in generic else hits[0] for (page, _), hits in by_page.items()]
+    matched = {page for page, _ in by_page}
+    cascade = any(h.role == CASCADE for h in inside)  # as for one entry (see `match.Scan`)
+    extra: list[Hit] = []
+    joined = "\n".join(lines)
+    for raw in scan.signatures.scan_text(joined):
+        if raw.signature.symptom in matched:
+            continue
+        end = joined.find(raw.quote) + len(raw.quote)
+        line = joined.count("\n", 0, end) if end >= len(raw.quote) else len(lines) - 1
+        entry = record[line][0]
+        scan.entries.append(entry)
+        extra.append(
+            replace(
+                inside[0],
+                index=len(scan.entries) - 1,
+                symptom=raw.signature.symptom,
+                role=raw.signature.role,
+                layer=raw.signature.layer,
+                time=epoch(str(entry.get("timestamp"))),
+                timestamp=str(entry.get("timestamp")),
+                insert_id=ids[line],
+                quote=raw.quote.rsplit("\n", 1)[-1],
+                field="textPayload",
+                captures=raw.captures,
+                severity=str(entry.get("severity") or "DEFAULT"),
+                reason=None,
+                shadowed=cascade and raw.signature.role == ROOT,
+                incomplete=raw.incomplete,
+            )
+        )
+    standing = kept + extra
+    if any(h.symptom not in generic for h in standing):
+        standing = [h for h in standing if h.symptom not in generic]
+    for hit in standing:
+        at = position[hit.insert_id]
+        hit.record = ids
+        around = range(max(0, at - EXCERPT_BEFORE), min(len(lines), at + EXCERPT_AFTER + 1))
+        hit.excerpt = "\n".join(hit.quote if i == at else lines[i][:MAX_QUOTE] for i in around)
+    chosen = {id(h) for h in standing}
+    return [h for h in kept if id(h) in chosen], [h for h in extra if id(h) in chosen]
 
 
 def lend_names(scan: Scan, store: EntryStore) -> None:

@@ -56,6 +56,8 @@ class Evidence:
             )
             if hit.record:
                 self.items[-1]["record"] = list(hit.record)
+            if hit.excerpt and hit.excerpt != hit.quote:
+                self.items[-1]["excerpt"] = hit.excerpt
         return self._ids[key]
 
     def cite_all(self, hits: list[Hit]) -> list[str]:

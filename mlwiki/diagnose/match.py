@@ -62,6 +62,7 @@ class Hit:
     # The insertIds of the written record the hit's line belongs to (a traceback GKE split into
     # one entry per line), in time order, when it spans several entries (see continuation).
     record: list[str] = field(default_factory=list)
+    excerpt: str = ""  # the record's lines around the hit's own (the report quotes them)
 
 
 def hit_order(hit: Hit) -> tuple[float, str, str]:
