@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 from mlwiki.wiki import load_wiki
-from tests.conftest import REPO_ROOT, match_all
+from tests.conftest import REPO_ROOT, match_all, run_cli
 
 DATA = Path(__file__).parent / "data" / "real_excerpts_12_devb.jsonl"
 ROWS = [json.loads(text) for text in DATA.read_text().splitlines() if text.strip()]
@@ -130,3 +130,31 @@ def test_lookalikes_match_no_root_page(matched: dict[int, set[str]]) -> None:
         if row["role_of_expect"] in LOOKALIKE and matched.get(n, set()) & ROOTS
     ]
     assert not wrong, "\n".join(wrong)
+
+
+# Excerpts whose raised exception line is only a catch-all (application-exception) while another
+# line of the same record names the cause: the record is the specific page's.
+SPLIT_RECORDS = [
+    n
+    for n, row in enumerate(ROWS)
+    if len(row["lines"]) > 1 and row["expect"] in {"nan-inf-loss", "checkpoint-restore-failure"}
+]
+
+
+@pytest.mark.parametrize("number", SPLIT_RECORDS)
+def test_a_specific_root_in_the_record_is_the_headline_over_the_catch_all(
+    number: int, tmp_path: Path
+) -> None:
+    row = ROWS[number]
+    bundle = tmp_path / "bundle.jsonl"
+    bundle.write_text(
+        "".join(
+            json.dumps(entry(number, k, line, row["field"])) + "\n"
+            for k, line in enumerate(row["lines"])
+        )
+    )
+    result = run_cli("troubleshoot", "devb-job", "--bundle", str(bundle), "--format", "json")
+    assert result.code == 0, result.stderr
+    findings = json.loads(result.stdout)
+    assert findings["status"] == "diagnosed", describe(number, set())
+    assert findings["root_cause"]["symptom"] == row["expect"], findings["root_cause"]
