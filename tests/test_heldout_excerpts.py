@@ -1,0 +1,100 @@
+"""Held-out real excerpts (several lines each) the wiki's signatures are measured on, through `mlwiki match`.
+
+Files in `tests/data/heldout/`, each row an excerpt copied verbatim from a public issue, PR, docs page or
+repository file (`source`), the field Cloud Logging would hold it in, the page it is evidence of (`expect`,
+"benign" for look-alikes) and that page's role. Its README says how they were collected.
+
+- `dev1_excerpts.jsonl`: its misses were described to the engineers who widened the signatures, so it
+  measures that work but is no longer independent (the second dev set, round B, is
+  `tests/data/real_excerpts_12_devb.jsonl`, tested whole by `tests/test_real_excerpts.py`).
+- `sealed_excerpts.jsonl`: collected independently of the wiki and never shown to anyone who writes
+  signatures. It is the honest number. Do not tune on it: when it misses, find the family of real
+  wordings elsewhere (issue threads, docs) and add that; a signature written from a sealed line is a defect.
+
+Every excerpt's lines become consecutive entries of its own pod's container stream (or one Kubernetes event
+/ audit entry per line), shaped as `tests/test_real_excerpts.py` shapes them; all excerpts one bundle. A look-alike (benign, cascade, consequence) must never match a
+root page. Recall on root/symptom excerpts must not fall below the floor measured when the file was added.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import match_all
+from tests.test_heldout_lines import ROOTS, WIKI
+from tests.test_real_excerpts import entry
+
+DATA = Path(__file__).parent / "data" / "heldout"
+LOOK_ALIKE_ROLES = {"benign", "cascade", "consequence"}
+# Root/symptom excerpts found when each file was added (2026-12-01: 140 of 154, 63 of 113; the
+# wiki of 2026-11 found 55 and 37); raise a floor when recall improves, never lower it.
+RECALL_FLOOR = {"dev1_excerpts.jsonl": 140, "sealed_excerpts.jsonl": 63}
+
+
+def load(name: str) -> list[dict[str, Any]]:
+    path = DATA / name
+    return [json.loads(text) for text in path.read_text().splitlines() if text.strip()]
+
+
+@pytest.fixture(scope="module", params=sorted(RECALL_FLOOR))
+def measured(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):
+    """(file name, rows, excerpt number → symptoms matched on any of its entries)."""
+    rows = load(request.param)
+    bundle = tmp_path_factory.mktemp("excerpts") / "bundle.jsonl"
+    bundle.write_text(
+        "".join(
+            json.dumps(entry(number, k, line, row["field"])) + "\n"
+            for number, row in enumerate(rows)
+            for k, line in enumerate(row["lines"])
+        )
+    )
+    found: dict[int, set[str]] = {}
+    for match in match_all("--bundle", str(bundle)):
+        found.setdefault(int(match["insertId"].split("-")[1]), set()).add(match["symptom"])
+    return request.param, rows, found
+
+
+def describe(row: dict[str, Any], hits: set[str]) -> str:
+    return (
+        f"{row['expect']}: {row['lines'][0][:90]!r} → {sorted(hits) or 'nothing'} ({row['source']})"
+    )
+
+
+def test_rows_are_well_formed() -> None:
+    for name in RECALL_FLOOR:
+        rows = load(name)
+        assert len(rows) >= 150, name
+        for row in rows:
+            assert set(row) == {"lines", "field", "expect", "role_of_expect", "source", "note"}, row
+            assert row["lines"] and row["source"].startswith("https://"), row
+            if row["expect"] != "benign":
+                assert row["expect"] in WIKI.symptoms, row
+
+
+def test_look_alikes_match_no_root_page(measured) -> None:
+    name, rows, found = measured
+    wrong = [
+        describe(row, found[n])
+        for n, row in enumerate(rows)
+        if row["role_of_expect"] in LOOK_ALIKE_ROLES and found.get(n, set()) & ROOTS
+    ]
+    assert not wrong, f"{name}:\n" + "\n".join(wrong)
+
+
+def test_recall_holds_its_floor(measured) -> None:
+    name, rows, found = measured
+    evidence = [
+        (n, row) for n, row in enumerate(rows) if row["role_of_expect"] in ("root", "symptom")
+    ]
+    missed = [
+        describe(row, found.get(n, set()))
+        for n, row in evidence
+        if row["expect"] not in found.get(n, set())
+    ]
+    assert len(evidence) - len(missed) >= RECALL_FLOOR[name], (
+        f"{name}: recall fell; misses:\n" + "\n".join(missed)
+    )
