@@ -24,61 +24,29 @@ import pytest
 
 from mlwiki.wiki import load_wiki
 from tests.conftest import REPO_ROOT, match_all, run_cli
+from tests.test_heldout_lines import entry_for
 
 DATA = Path(__file__).parent / "data" / "real_excerpts_12_devb.jsonl"
 ROWS = [json.loads(text) for text in DATA.read_text().splitlines() if text.strip()]
 WIKI = load_wiki(REPO_ROOT / "_wiki")
 ROOTS = {page.id for page in WIKI.symptoms.values() if page.role == "root"}
 LOOKALIKE = {"benign", "cascade", "consequence"}
-NODE = "gke-tpu-pool-1a2b3c4d-0002"
 
 
 def entry(row: int, line_no: int, line: str, field: str) -> dict[str, Any]:
-    """Line `line_no` of excerpt `row` as Cloud Logging stores a line found in `field`."""
-    pod = f"devb-job-0-{row}-abcde"
+    """Line `line_no` of excerpt `row` as Cloud Logging stores a line found in `field`
+    (`tests.test_heldout_lines.entry_for`'s shapes), in the excerpt's own pod, its lines
+    microseconds apart."""
     second = row * 20
-    base: dict[str, Any] = {
-        "insertId": f"devb-{row}-{line_no}",
-        "timestamp": f"2025-01-02T{second // 3600:02d}:{second // 60 % 60:02d}:{second % 60:02d}"
-        f".{line_no:06d}Z",
-    }
-    if field.startswith("protoPayload."):
-        proto: dict[str, Any] = {
-            "methodName": "compute.instances.preempted",
-            "resourceName": f"projects/p/zones/us-central2-b/instances/{NODE}",
-        }
-        if field == "protoPayload.methodName":
-            proto["methodName"] = line
-        else:
-            proto["status"] = {"message": line}
-        return base | {
-            "logName": "projects/p/logs/cloudaudit.googleapis.com%2Fsystem_event",
-            "resource": {"type": "gce_instance", "labels": {"zone": "us-central2-b"}},
-            "severity": "NOTICE",
-            "protoPayload": proto,
-        }
-    if field == "jsonPayload.message":
-        return base | {
-            "logName": "projects/p/logs/events",
-            "resource": {
-                "type": "k8s_pod",
-                "labels": {"pod_name": pod, "namespace_name": "default"},
-            },
-            "severity": "WARNING",
-            "jsonPayload": {
-                "message": line,
-                "involvedObject": {"kind": "Pod", "name": pod, "namespace": "default"},
-                "source": {"host": NODE},
-            },
-        }
-    assert field == "textPayload", f"no entry shape for field {field!r}"
-    return base | {
-        "logName": "projects/p/logs/stderr",
-        "resource": {"type": "k8s_container", "labels": {"pod_name": pod, "container_name": "jax"}},
-        "labels": {"compute.googleapis.com/resource_name": NODE},
-        "severity": "ERROR",
-        "textPayload": line,
-    }
+    shaped = entry_for(second, line, field)
+    shaped["insertId"] = f"devb-{row}-{line_no}"
+    shaped["timestamp"] = shaped["timestamp"].removesuffix("Z") + f".{line_no:06d}Z"
+    pod = f"devb-job-0-{row}-abcde"
+    if shaped["resource"]["type"] in ("k8s_container", "k8s_pod"):
+        shaped["resource"]["labels"]["pod_name"] = pod
+    if "jsonPayload" in shaped:
+        shaped["jsonPayload"]["involvedObject"]["name"] = pod
+    return shaped
 
 
 @pytest.fixture(scope="module")
