@@ -24,9 +24,8 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import match_all
 from tests.test_heldout_lines import ROOTS, WIKI
-from tests.test_real_excerpts import entry
+from tests.test_real_excerpts import match_excerpts
 
 DATA = Path(__file__).parent / "data" / "heldout"
 LOOK_ALIKE_ROLES = {"benign", "cascade", "consequence"}
@@ -44,17 +43,7 @@ def load(name: str) -> list[dict[str, Any]]:
 def measured(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):
     """(file name, rows, excerpt number → symptoms matched on any of its entries)."""
     rows = load(request.param)
-    bundle = tmp_path_factory.mktemp("excerpts") / "bundle.jsonl"
-    bundle.write_text(
-        "".join(
-            json.dumps(entry(number, k, line, row["field"])) + "\n"
-            for number, row in enumerate(rows)
-            for k, line in enumerate(row["lines"])
-        )
-    )
-    found: dict[int, set[str]] = {}
-    for match in match_all("--bundle", str(bundle)):
-        found.setdefault(int(match["insertId"].split("-")[1]), set()).add(match["symptom"])
+    found = match_excerpts(rows, tmp_path_factory.mktemp("excerpts"))
     return request.param, rows, found
 
 

@@ -49,14 +49,14 @@ def entry(row: int, line_no: int, line: str, field: str) -> dict[str, Any]:
     return shaped
 
 
-@pytest.fixture(scope="module")
-def matched(tmp_path_factory: pytest.TempPathFactory) -> dict[int, set[str]]:
-    """Excerpt number → the symptoms `mlwiki match` found in any of its entries."""
-    bundle = tmp_path_factory.mktemp("devb") / "bundle.jsonl"
+def match_excerpts(rows: list[dict[str, Any]], folder: Path) -> dict[int, set[str]]:
+    """Excerpt number → the symptoms `mlwiki match` found in any of its entries, all excerpts
+    written to one bundle in `folder`."""
+    bundle = folder / "bundle.jsonl"
     bundle.write_text(
         "".join(
             json.dumps(entry(n, k, line, row["field"])) + "\n"
-            for n, row in enumerate(ROWS)
+            for n, row in enumerate(rows)
             for k, line in enumerate(row["lines"])
         )
     )
@@ -64,6 +64,11 @@ def matched(tmp_path_factory: pytest.TempPathFactory) -> dict[int, set[str]]:
     for match in match_all("--bundle", str(bundle)):
         found.setdefault(int(match["insertId"].split("-")[1]), set()).add(match["symptom"])
     return found
+
+
+@pytest.fixture(scope="module")
+def matched(tmp_path_factory: pytest.TempPathFactory) -> dict[int, set[str]]:
+    return match_excerpts(ROWS, tmp_path_factory.mktemp("devb"))
 
 
 def describe(number: int, hits: set[str]) -> str:
