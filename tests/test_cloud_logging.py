@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from mlwiki.errors import BadInput
+from mlwiki.logs.cache import PageCache
 from mlwiki.logs.cloud import ENDPOINT_ENV, LoggingFetcher, RequestBudget, RetryPolicy, make_client
 from mlwiki.logs.query import compile_filter
 from mlwiki.logs.session import LogSession
@@ -129,6 +130,29 @@ def test_a_rejected_request_is_bad_input(server: FakeLoggingServer) -> None:
     fetcher = fetcher_for(server, [], page_size=5000)
     with pytest.raises(BadInput, match=r"BadRequest: .*pageSize must be between 1 and 1000"):
         fetcher.fetch("q", "severity>=ERROR", WINDOW)
+
+
+def test_a_cached_pages_expired_token_is_fetched_again(
+    server: FakeLoggingServer, tmp_path: Path
+) -> None:
+    cache = PageCache(tmp_path / "cache")
+    first = fetcher_for(server, [], budget=RequestBudget(max_calls=1), cache=cache)
+    _, stopped = first.fetch("all", "severity>=DEFAULT", WINDOW)
+    assert stopped.partial and stopped.pages == 1  # a partial run; its first page is cached
+    server.expire_tokens()  # hours later: the token that page carries is no longer valid
+    rerun = fetcher_for(server, [], cache=cache)
+    entries, report = rerun.fetch("all", "severity>=DEFAULT", WINDOW)
+    expected, _ = fetcher_for(server, []).fetch("all", "severity>=DEFAULT", WINDOW)
+    assert entries == expected and not report.partial
+    # The rejected page, the first page again (a live token), then the rest of the query.
+    assert report.refetched == 1 and report.calls == 1 + 1 + (report.pages - 1)
+    assert report.to_dict()["refetched"] == 1
+    # A token the API itself just handed out that is rejected is not retried: it is an error.
+    server.expire_tokens()
+    fresh = fetcher_for(server, [])
+    server.fail_next(400, after=1)
+    with pytest.raises(BadInput, match="BadRequest"):
+        fresh.fetch("all", "severity>=DEFAULT", WINDOW)
 
 
 def test_a_small_job_is_read_whole_in_few_calls(server: FakeLoggingServer) -> None:

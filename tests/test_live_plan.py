@@ -203,6 +203,20 @@ def test_a_budget_that_runs_out_reads_the_platform_and_names_the_rerun(
     assert len(api.requests) - sent < int(command[command.index("--max-log-calls") + 1])
 
 
+def test_a_rerun_after_the_page_tokens_expired_still_completes(
+    incident: dict[str, Any], api: FakeLoggingServer
+) -> None:
+    findings = online(incident, "--max-log-calls", "8").json()
+    assert findings["data"]["partial"] is True
+    api.expire_tokens()  # the cached pages' next-page tokens are stale by the time of the rerun
+    command = shlex.split(findings["next_steps"][0]["step"].split(": ", 1)[1])
+    rerun = troubleshoot_full(*command[2:], "--format", "json")
+    assert rerun.code == 0, rerun.stderr
+    completed = rerun.json()
+    assert completed["data"]["partial"] is False
+    assert summary(completed) == summary(incident["offline"].json())
+
+
 class SharedClock:
     """The quota bucket's clock and sleep, faked, recording when each request was let through."""
 

@@ -13,6 +13,10 @@ Traps of the client this module avoids (see the project's test-backends notes):
 - Every request takes a token from the project's quota bucket first (`mlwiki.logs.pacing`: under
   the per-minute read quota across phases and runs), and a page already fetched by an earlier
   command comes from the page cache (`mlwiki.logs.cache`) with no request at all.
+- Page tokens expire, and a cached page can outlive the token it carries (a rerun that resumes
+  where a partial run stopped, hours later). When a request whose token came from a cached page
+  is rejected, the pages before it are read again from the API (counted calls, cached anew) for a
+  live token, once; any other rejected request is the user's input error, as before.
 - Entries stay the JSON the API returned — the same dicts `gcloud logging read --format=json`
   writes — so a bundle and the API are diagnosed identically (converting to `LogEntry` objects
   and back would drop nanoseconds and, off Google Cloud, stall on metadata-server lookups).
@@ -119,6 +123,14 @@ class Incomplete(Exception):
     """Paging stopped early; the message says why (goes into the report)."""
 
 
+class Rejected(BadInput):
+    """Cloud Logging refused a request (HTTP `status`, e.g. 400 for a bad filter or token)."""
+
+    def __init__(self, message: str, status: int) -> None:
+        super().__init__(message)
+        self.status = status
+
+
 @dataclass
 class LoggingFetcher:
     """Runs server-side-filtered list queries for one project, within one request budget."""
@@ -133,6 +145,9 @@ class LoggingFetcher:
     bucket: Optional[QuotaBucket] = None
     cache: Optional[PageCache] = None
     fetched: int = 0
+    # A next-page token read from a cached page → (its query's first-page request, how many
+    # pages precede the page it asks for), so an expired one can be fetched again.
+    _cached_tokens: dict[str, tuple[dict[str, Any], int]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.bucket is None:
@@ -186,17 +201,49 @@ class LoggingFetcher:
             "orderBy": order,
             "pageSize": self.page_size,
         }
+        head, depth = (dict(body), 0)
         if token:
             body["pageToken"] = token
+            head, depth = self._cached_tokens.get(token, (head, -1))
         page = self.cache.get(body) if self.cache is not None else None
         if page is not None:
             report.cached += 1
+            if page.get("nextPageToken") and depth >= 0:
+                self._cached_tokens[page["nextPageToken"]] = (head, depth + 1)
         else:
-            page = self._request(body, report)
-            if self.cache is not None:
-                self.cache.put(body, page, window.end.timestamp())
+            try:
+                page = self._request(body, report)
+            except Rejected as error:
+                if not (token and depth > 0 and error.status == 400):
+                    raise
+                body["pageToken"] = self._live_token(head, depth, report, window)
+                page = self._request(body, report)
+            self._keep(body, page, window)
         report.pages += 1
         return list(page.get("entries") or []), page.get("nextPageToken") or None
+
+    def _live_token(
+        self, head: dict[str, Any], depth: int, report: QueryReport, window: Window
+    ) -> str:
+        """The token of page `depth` of `head`'s query, read again from the API: the cached one
+        was rejected (expired)."""
+        token: Optional[str] = None
+        for _ in range(depth):
+            body = dict(head, pageToken=token) if token else dict(head)
+            page = self._request(body, report)
+            self._keep(body, page, window)
+            report.refetched += 1
+            token = page.get("nextPageToken") or None
+            if token is None:
+                raise Incomplete(
+                    "its cached pages no longer agree with Cloud Logging (rerun with --no-cache)"
+                )
+        assert token is not None
+        return token
+
+    def _keep(self, body: dict[str, Any], page: dict[str, Any], window: Window) -> None:
+        if self.cache is not None:
+            self.cache.put(body, page, window.end.timestamp())
 
     def _request(self, body: dict[str, Any], report: QueryReport) -> dict[str, Any]:
         """One page from the API, retried on throttling and transient errors."""
@@ -226,7 +273,8 @@ class LoggingFetcher:
                 self.retry.sleep(delay)
                 slept += delay
             except exceptions.GoogleAPICallError as error:
-                raise BadInput(
+                raise Rejected(
                     f"Cloud Logging (projects/{self.project}): {type(error).__name__}: "
-                    f"{error.message}"
+                    f"{error.message}",
+                    status=int(error.code or 0),
                 ) from None

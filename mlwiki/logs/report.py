@@ -21,6 +21,7 @@ class QueryReport:
     pages: int = 0  # pages read, from the API or the page cache
     cached: int = 0  # of which from the page cache (no request)
     retries: int = 0
+    refetched: int = 0  # pages read again because a cached page's token had expired
     phase: str = ""
     order: str = "timestamp asc"
     sampled: Optional[float] = None  # the sample() fraction, when the query samples
@@ -44,6 +45,8 @@ class QueryReport:
             "partial": self.partial,
             "reason": self.reason,
         }
+        if self.refetched:
+            data["refetched"] = self.refetched
         if self.sampled is not None:
             data["sampled"] = self.sampled
         if self.window is not None:

@@ -5,7 +5,8 @@ each request's filter with the project's own query engine (`mlwiki.logs.local.Lo
 indexed by time, each candidate decoded once, paging resumes where the last page stopped), so
 server-side filtering is real and a million entries are served in seconds per query. It honours
 `resourceNames`, `orderBy`, `pageSize` (default 50, at most 1000), the 20,000-character filter
-limit and `pageToken` (tokens are bound to the query they came from); it records every request
+limit and `pageToken` (tokens are bound to the query they came from, and `expire_tokens()` makes
+every token handed out so far invalid, as Cloud Logging's expire); it records every request
 body (`requests`), the pages and entries it returned (`pages_served`, `served`) and the time it
 spent answering (`busy_seconds`), and can inject faults:
 `fail_next(429, n=2)` makes the next two requests fail with that status, and
@@ -53,6 +54,7 @@ class FakeLoggingServer:
         self.pages_served = 0  # successful responses
         self.served = 0  # entries in them
         self._faults: list[int | None] = []
+        self._token_generation = 0
         self._lock = threading.Lock()
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -66,6 +68,11 @@ class FakeLoggingServer:
     def fail_next(self, status: int, n: int = 1, after: int = 0) -> None:
         with self._lock:
             self._faults.extend([None] * after + [status] * n)
+
+    def expire_tokens(self) -> None:
+        """Every page token handed out so far is rejected from now on (400, as expired)."""
+        with self._lock:
+            self._token_generation += 1
 
     def start(self) -> str:
         server = self
@@ -146,9 +153,12 @@ class FakeLoggingServer:
         ).hexdigest()[:12]
         offset = 0
         if body.get("pageToken"):
-            token_key, _, token_offset = str(body["pageToken"]).partition(":")
+            token_key, _, rest = str(body["pageToken"]).partition(":")
+            generation, _, token_offset = rest.partition(":")
             if token_key != query_key or not token_offset.isdigit():
                 return _error(400, "pageToken does not belong to this query")
+            if generation != str(self._token_generation):
+                return _error(400, "pageToken has expired")
             offset = int(token_offset)
         page, more = self._index.page(
             compiled.text, order or ASCENDING, offset, page_size, resource_names
@@ -157,7 +167,7 @@ class FakeLoggingServer:
         self.served += len(page)
         response: dict[str, Any] = {"entries": page} if page else {}
         if more:
-            response["nextPageToken"] = f"{query_key}:{offset + page_size}"
+            response["nextPageToken"] = f"{query_key}:{self._token_generation}:{offset + page_size}"
         return 200, response
 
 
