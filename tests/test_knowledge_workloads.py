@@ -181,6 +181,76 @@ def test_wording_variants_match_their_family(
     assert page in matched(signatures, line), line
 
 
+# One family, every rendering (SCHEMA.md, Signatures): nested escaping, each client binding's
+# status, a kubectl row with no event frame, a tool's timestamp prefix, a source's placeholders.
+RENDERINGS = [
+    (
+        '"Error syncing pod" err="failed to \\"StartContainer\\" for \\"app\\": \\"Back-off '
+        'pulling image \\\\\\"nginx:latestx\\\\\\"\\""',
+        "image-pull-failure",
+    ),
+    ('\tdetails = "failed to connect to all addresses"', "dependency-unreachable"),
+    (
+        'Grpc.Core.RpcException: Status(StatusCode="Unavailable", Detail="Connect Failed")',
+        "dependency-unreachable",
+    ),
+    ("Error: 14 UNAVAILABLE: failed to connect to all addresses", "dependency-unreachable"),
+    (
+        'desc = "transport: error while dialing: dial tcp 10.0.0.7:50051: connect: connection refused"',
+        "dependency-unreachable",
+    ),
+    (
+        "Failed to establish a new connection: [Errno 110] Connection timed out",
+        "dependency-unreachable",
+    ),
+    (
+        "trainer-0-abcde   0/1     CreateContainerError   1 (51m ago)     54m",
+        "container-start-error",
+    ),
+    ("default  trainer-0-abcde   0/1     Evicted   0   5m", "pod-evicted-node-pressure"),
+    ("Taints:             node.kubernetes.io/unreachable:NoExecute", "node-not-ready"),
+    (
+        "2024-10-30T06:37:22.787514306Z ModuleNotFoundError: No module named 'django'",
+        "application-exception",
+    ),
+    ("restarting jobset, attempt %d", "jobset-restarts"),
+    ('"error":"localQueue doesn\'t exist or inactive"', "kueue-admission-pending"),
+]
+# Their look-alikes: the same key, status or frame where it says nothing went wrong.
+LOOKALIKES = [
+    (
+        "Tolerations:     node.kubernetes.io/unreachable:NoExecute op=Exists for 300s",
+        "node-not-ready",
+    ),
+    (
+        "Failed create pod sandbox: rpc error: code = Unknown desc = NetworkPlugin cni failed to set up pod",
+        "container-start-error",
+    ),
+    ("java.net.SocketTimeoutException: Read timed out", "dependency-unreachable"),
+    (
+        "UNAVAILABLE: failed to connect to all addresses; last error: UNKNOWN: ipv4:10.0.0.7:8482: "
+        "Failed to connect to remote host: Connection refused",
+        "dependency-unreachable",
+    ),
+    ("message: Can admit new workloads", "kueue-admission-pending"),
+    ("trainer-0-abcde   1/1     Running   0   5m", "pod-evicted-node-pressure"),
+]
+
+
+@pytest.mark.parametrize("line, page", RENDERINGS)
+def test_every_rendering_of_a_family_matches_it(
+    signatures: SignatureSet, line: str, page: str
+) -> None:
+    assert page in matched(signatures, line), line
+
+
+@pytest.mark.parametrize("line, page", LOOKALIKES)
+def test_a_look_alike_of_a_family_does_not_match_it(
+    signatures: SignatureSet, line: str, page: str
+) -> None:
+    assert page not in matched(signatures, line), line
+
+
 def test_a_json_429_body_split_over_lines_matches_as_one_record(signatures: SignatureSet) -> None:
     body = (
         '{\n  "error": {\n    "code": 429,\n    "message": "Too many requests",\n'
