@@ -22,7 +22,10 @@ least-squares line through the medians (wall and CPU) gives each side's fixed co
 per repeat), so a change is compared with its baseline under the same load. Each tree appends to
 its own audit log in the benchmark's temporary folder, never the user's; `--audit-mb M` first
 fills each with a valid hash chain of M MB of run records (a user's log grows like that: ~12
-records per diagnosis), to show what a grown log costs.
+records per diagnosis), to show what a grown log costs. Bytecode is cached (in that folder, per
+tree, even when PYTHONDONTWRITEBYTECODE is set) and one unmeasured diagnosis per tree fills it,
+as on a user's machine after the first run: otherwise every measurement would include compiling
+mlwiki's sources, a fixed cost no user pays twice.
 
 Usage: `python benchmarks/bench_diagnose.py [--repeat K] [--against TREE] [--audit-mb M]
 [quiet N … | noisy | growth]` (default: noisy, quiet 100000 and the growth series 25000 50000
@@ -151,7 +154,11 @@ def fill_audit_log(path: Path, megabytes: float) -> None:
 def measure(body: str, *args: str, tree: Tree | None = None) -> tuple[float, float, int]:
     """(wall seconds, CPU seconds, peak RSS bytes) of `body` in a fresh interpreter."""
     python = tree.python if tree else sys.executable
-    env = {**os.environ, "MLWIKI_AUDIT_LOG": str(tree.audit_log)} if tree else None
+    env = None
+    if tree:  # bytecode cached as on a user's machine (in the benchmark's folder, not the tree)
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        env["PYTHONPYCACHEPREFIX"] = str(tree.audit_log.parent / "pycache")
+        env["MLWIKI_AUDIT_LOG"] = str(tree.audit_log)
     command = [python, "-c", MEASURE.format(body=body), *args]
     cwd = tree.root if tree else REPO
     out = subprocess.run(command, capture_output=True, text=True, cwd=cwd, env=env, check=False)
@@ -211,6 +218,15 @@ def bench(
     return count, statistics.median(loads), statistics.median(load_cpus)
 
 
+def warm_up(folder: Path, trees: list[Tree]) -> None:
+    """One unmeasured diagnosis per tree, so every module it imports has its bytecode cached."""
+    bundle = folder / "warm-up.json"
+    symptom, host = make_quiet(bundle, 2_000)
+    for tree in trees:
+        measure(DIAGNOSE, str(bundle), symptom, host, str(tree.root / "_wiki"), tree=tree)
+    bundle.unlink()
+
+
 def fit(points: list[tuple[int, float]]) -> tuple[float, float]:
     """Least-squares line through (entries, seconds): (fixed seconds, seconds per 100k)."""
     xs, ys = [float(x) for x, _ in points], [y for _, y in points]
@@ -256,6 +272,7 @@ def main(argv: list[str]) -> None:
         for tree in trees:
             if audit_mb:
                 fill_audit_log(tree.audit_log, audit_mb)
+        warm_up(Path(folder), trees)
         loads = [bench(kind, size, Path(folder), repeat, trees) for kind, size in plan]
     quiet = [index for index, (kind, _) in enumerate(plan) if kind == "quiet"]
     if len({plan[index][1] for index in quiet}) >= 3:  # growth: is it a line, and what is fixed?
