@@ -82,12 +82,12 @@ def _check_workflow_code(doc: JsonDoc) -> None:
     from jinja2.exceptions import TemplateError
 
     from mlwiki.engine.expressions import Where, compile_expression, has_template
-    from mlwiki.engine.render import command_environment
+    from mlwiki.engine.render import command_environment, compiled_template
 
     def template(text: Any, place: str) -> None:
         if isinstance(text, str) and has_template(text):
-            try:
-                command_environment().parse(text)
+            try:  # compiled once: the run renders this same compiled template
+                compiled_template(command_environment(), text)
             except TemplateError as error:
                 raise BadInput(f"{doc.path}: {place}: invalid template {text!r}: {error}") from None
 
