@@ -27,11 +27,10 @@ def _schema_problem(
 ) -> Optional[str]:
     from mlwiki import schemas
 
-    error = next(
-        iter(schemas.validator(wiki.root / "schemas", name, definition).iter_errors(value)), None
-    )
-    if error is None:
+    found = schemas.errors(wiki.root / "schemas", name, value, definition)
+    if not found:
         return None
+    error = found[0]
     return f"{schemas.error_path(error)}: {error.message[:300]}"
 
 
