@@ -9,8 +9,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import lark
 import pytest
 
+from mlwiki import grammar
 from mlwiki.errors import BadInput
 from mlwiki.wiki import load_wiki
 
@@ -71,6 +73,17 @@ def test_a_bundle_diagnosis_loads_only_what_it_uses(tmp_path: Path) -> None:
         if any(name == heavy or name.startswith(heavy + ".") for heavy in NOT_FOR_A_BUNDLE)
     ]
     assert loaded == []
+    if all(grammar.stored_tables(name)["lark"] == lark.__version__ for name in grammar.GRAMMARS):
+        assert seen["grammars_built"] == []  # every parser came from its generated tables
+
+
+@pytest.mark.parametrize("name", sorted(grammar.GRAMMARS))
+def test_the_generated_grammar_tables_are_those_of_the_grammar(name: str) -> None:
+    stored = grammar.stored_tables(name)
+    assert stored is not None, "run: python -m mlwiki.grammar"
+    assert stored["grammar_sha256"] == grammar.grammar_digest(name), (
+        f"{grammar.GRAMMARS[name].name} changed: run python -m mlwiki.grammar"
+    )
 
 
 def test_a_workflow_that_breaks_its_schema_is_named_with_the_field(tmp_path: Path) -> None:

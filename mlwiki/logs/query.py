@@ -34,7 +34,6 @@ import functools
 import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Callable, Optional, Union
 from urllib.parse import quote as url_quote
 from urllib.parse import unquote as url_unquote
@@ -236,8 +235,9 @@ Node = Union[MatchAll, And, Or, Not, Compare, Exists, Global, Call]
 
 @functools.lru_cache(maxsize=1)
 def _parser() -> Lark:
-    grammar = (Path(__file__).with_name("lql.lark")).read_text(encoding="utf-8")
-    return Lark(grammar, parser="lalr", lexer="contextual", maybe_placeholders=False)
+    from mlwiki.grammar import parser
+
+    return parser("logging-query")  # lql.lark, from its generated tables
 
 
 def _literal(token: Token) -> Literal:
