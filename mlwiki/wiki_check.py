@@ -81,12 +81,12 @@ def _check_workflow_code(doc: JsonDoc) -> None:
     from jinja2.exceptions import TemplateError
 
     from mlwiki.engine.expressions import Where, compile_expression, has_template
-    from mlwiki.engine.render import command_environment, compiled_template
+    from mlwiki.engine.render import command_environment
 
     def template(text: Any, place: str) -> None:
         if isinstance(text, str) and has_template(text):
-            try:  # compiled once: the run renders this same compiled template
-                compiled_template(command_environment(), text)
+            try:  # parsed only: most conclusions' summaries are never rendered (and compiled)
+                command_environment().parse(text)
             except TemplateError as error:
                 raise BadInput(f"{doc.path}: {place}: invalid template {text!r}: {error}") from None
 
