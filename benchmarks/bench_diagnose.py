@@ -14,19 +14,34 @@ baseline (`json.load`) is measured in the same run, before each diagnosis, so th
 on a loaded machine; besides wall time, the CPU time of each process is compared (`cpu ×`),
 which other processes on a shared machine disturb less. With `--repeat K` every pair is measured
 K times and the spread is shown (median, then min–max). With three or more quiet sizes a
-least-squares line through the medians gives each side's fixed cost and cost per 100k entries.
+least-squares line through the medians (wall and CPU) gives each side's fixed cost and cost per
+100k entries.
 
-Usage: `python benchmarks/bench_diagnose.py [--repeat K] [quiet N … | noisy | growth]`
-(default: noisy, quiet 100000 and the growth series 25000 50000 100000 200000 400000).
+`--against TREE` also measures the diagnosis of another checkout (its `_wiki/.venv` and its
+`_wiki`, e.g. `/work/main`) in the same run, interleaved with this tree's (the order alternates
+per repeat), so a change is compared with its baseline under the same load. Each tree appends to
+its own audit log in the benchmark's temporary folder, never the user's; `--audit-mb M` first
+fills each with a valid hash chain of M MB of run records (a user's log grows like that: ~12
+records per diagnosis), to show what a grown log costs. Bytecode is cached (in that folder, per
+tree, even when PYTHONDONTWRITEBYTECODE is set) and one unmeasured diagnosis per tree fills it,
+as on a user's machine after the first run: otherwise every measurement would include compiling
+mlwiki's sources, a fixed cost no user pays twice.
+
+Usage: `python benchmarks/bench_diagnose.py [--repeat K] [--against TREE] [--audit-mb M]
+[quiet N … | noisy | growth]` (default: noisy, quiet 100000 and the growth series 25000 50000
+100000 200000 400000).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 import statistics
 import subprocess
 import sys
 import tempfile
+from dataclasses import dataclass, field
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -46,13 +61,29 @@ LOAD = "import json\njson.load(open(sys.argv[1]))"
 DIAGNOSE = (
     "from mlwiki.diagnose import diagnose\n"
     "from pathlib import Path\nfrom mlwiki.wiki import load_wiki\n"
-    f"result = diagnose({WORKLOAD!r}, bundle=sys.argv[1], "
-    f"wiki=load_wiki(Path({str(REPO / '_wiki')!r})))\n"
+    f"result = diagnose({WORKLOAD!r}, bundle=sys.argv[1], wiki=load_wiki(Path(sys.argv[4])))\n"
     "f = result.findings\n"
     "assert f['status'] == 'diagnosed', f['summary']\n"
     "assert f['root_cause']['symptom'] == sys.argv[2], f['root_cause']\n"
     "assert [c['host'] for c in f['culprit_hosts']] == [sys.argv[3]], f['culprit_hosts']\n"
 )
+
+
+@dataclass
+class Tree:
+    """A checkout whose diagnosis is measured: its interpreter, its wiki, its own audit log."""
+
+    name: str
+    root: Path
+    audit_log: Path
+    rows: list[tuple[int, float, float]] = field(default_factory=list)  # (entries, wall, cpu)
+
+    @property
+    def python(self) -> str:
+        venv = self.root / "_wiki" / ".venv" / "bin" / "python"
+        return str(venv) if self.root != REPO and venv.exists() else sys.executable
+
+
 THREADS = 50  # threads of a dying survivor, each printing a banner, a fatal line and a frame
 
 
@@ -92,10 +123,45 @@ def make_noisy(path: Path, entries: int = 60_000) -> tuple[str, str]:
     return "hbm-oom-runtime", culprit.node
 
 
-def measure(body: str, *args: str) -> tuple[float, float, int]:
+def fill_audit_log(path: Path, megabytes: float) -> None:
+    """A valid hash chain of run records, about `megabytes` MB (the shape `AuditLog` writes)."""
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    previous, size = "0" * 64, 0
+    with path.open("wb") as out:
+        while size < megabytes * 1e6:
+            record = {
+                "time": "2026-12-01T12:00:00.000000Z",
+                "user": "bench",
+                "host": "bench",
+                "event": "run",
+                "action": "logging-query",
+                "workflow": "verify-host-oom-killed",
+                "rendered": 'resource.type="k8s_container" AND textPayload=~"Killed process"',
+                "status": "ok",
+                "count": size % 97,
+                "output_sha256": "f" * 64,
+                "dry_run": False,
+                "mutating": False,
+                "prev_sha256": previous,
+            }
+            line = json.dumps(record, separators=(",", ":")).encode() + b"\n"
+            previous = hashlib.sha256(line.rstrip(b"\n")).hexdigest()
+            out.write(line)
+            size += len(line)
+    path.chmod(0o600)
+
+
+def measure(body: str, *args: str, tree: Tree | None = None) -> tuple[float, float, int]:
     """(wall seconds, CPU seconds, peak RSS bytes) of `body` in a fresh interpreter."""
-    command = [sys.executable, "-c", MEASURE.format(body=body), *args]
-    out = subprocess.run(command, capture_output=True, text=True, cwd=REPO, check=False)
+    python = tree.python if tree else sys.executable
+    env = None
+    if tree:  # bytecode cached as on a user's machine (in the benchmark's folder, not the tree)
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        env["PYTHONPYCACHEPREFIX"] = str(tree.audit_log.parent / "pycache")
+        env["MLWIKI_AUDIT_LOG"] = str(tree.audit_log)
+    command = [python, "-c", MEASURE.format(body=body), *args]
+    cwd = tree.root if tree else REPO
+    out = subprocess.run(command, capture_output=True, text=True, cwd=cwd, env=env, check=False)
     if out.returncode:
         raise SystemExit(f"measurement failed:\n{out.stderr}")
     fields = out.stdout.split()
@@ -109,8 +175,11 @@ def _spread(values: list[float]) -> str:
     return f"{middle:.2f} ({min(values):.2f}–{max(values):.2f})"
 
 
-def bench(kind: str, size: int, folder: Path, repeat: int) -> tuple[int, float, float]:
-    """Prints one row; returns (entries, median json.load s, median diagnosis s)."""
+def bench(
+    kind: str, size: int, folder: Path, repeat: int, trees: list[Tree]
+) -> tuple[int, float, float]:
+    """Prints one row per tree and adds (entries, median wall, median CPU) to each tree's rows;
+    returns json.load's (entries, median wall, median CPU)."""
     bundle = Path(folder) / f"{kind}-{size}.json"
     # Generated in a child process: a child's ru_maxrss starts from its parent's peak.
     made = subprocess.run(
@@ -122,22 +191,40 @@ def bench(kind: str, size: int, folder: Path, repeat: int) -> tuple[int, float, 
     symptom, host = made.stdout.split()
     count = len(json.loads(bundle.read_bytes()))
     megabytes = bundle.stat().st_size / 1e6
-    loads, diags, ratios, cpu_ratios, memory = [], [], [], [], []
-    for _ in range(repeat):
+    loads, load_cpus = [], []
+    runs: dict[str, list[tuple[float, float, float, float, float]]] = {t.name: [] for t in trees}
+    for attempt in range(repeat):
         load_s, load_cpu, _load_mem = measure(LOAD, str(bundle))
-        diag_s, diag_cpu, diag_mem = measure(DIAGNOSE, str(bundle), symptom, host)
         loads.append(load_s)
-        diags.append(diag_s)
-        ratios.append(diag_s / load_s)
-        cpu_ratios.append(diag_cpu / load_cpu)
-        memory.append(diag_mem / 1e6 / megabytes)
-    print(
-        f"{kind:>6} {count:>8} {megabytes:>7.1f} {_spread(loads):>18} {_spread(diags):>20} "
-        f"{_spread(ratios):>20} {_spread(cpu_ratios):>20} {_spread(memory):>18}",
-        flush=True,
-    )
+        load_cpus.append(load_cpu)
+        for tree in trees if attempt % 2 == 0 else trees[::-1]:
+            wiki = str(tree.root / "_wiki")
+            diag_s, diag_cpu, diag_mem = measure(
+                DIAGNOSE, str(bundle), symptom, host, wiki, tree=tree
+            )
+            runs[tree.name].append(
+                (diag_s, diag_cpu, diag_s / load_s, diag_cpu / load_cpu, diag_mem / 1e6 / megabytes)
+            )
+    for tree in trees:
+        walls, cpus, ratios, cpu_ratios, memory = (list(column) for column in zip(*runs[tree.name]))
+        print(
+            f"{tree.name:>8} {kind:>6} {count:>8} {megabytes:>7.1f} {_spread(loads):>18} "
+            f"{_spread(walls):>20} {_spread(cpus):>20} {_spread(ratios):>20} "
+            f"{_spread(cpu_ratios):>20} {_spread(memory):>18}",
+            flush=True,
+        )
+        tree.rows.append((count, statistics.median(walls), statistics.median(cpus)))
     bundle.unlink()
-    return count, statistics.median(loads), statistics.median(diags)
+    return count, statistics.median(loads), statistics.median(load_cpus)
+
+
+def warm_up(folder: Path, trees: list[Tree]) -> None:
+    """One unmeasured diagnosis per tree, so every module it imports has its bytecode cached."""
+    bundle = folder / "warm-up.json"
+    symptom, host = make_quiet(bundle, 2_000)
+    for tree in trees:
+        measure(DIAGNOSE, str(bundle), symptom, host, str(tree.root / "_wiki"), tree=tree)
+    bundle.unlink()
 
 
 def fit(points: list[tuple[int, float]]) -> tuple[float, float]:
@@ -151,9 +238,15 @@ def fit(points: list[tuple[int, float]]) -> tuple[float, float]:
 
 
 def main(argv: list[str]) -> None:
-    repeat = 1
-    if argv[:1] == ["--repeat"]:
-        repeat, argv = int(argv[1]), argv[2:]
+    repeat, against, audit_mb = 1, None, 0.0
+    while argv[:1] in (["--repeat"], ["--against"], ["--audit-mb"]):
+        option, value, argv = argv[0], argv[1], argv[2:]
+        if option == "--repeat":
+            repeat = int(value)
+        elif option == "--against":
+            against = Path(value).resolve()
+        else:
+            audit_mb = float(value)
     plan: list[tuple[str, int]] = []
     words = list(argv) or ["noisy", "quiet", "100000", "growth"]
     while words:
@@ -168,19 +261,30 @@ def main(argv: list[str]) -> None:
         else:
             raise SystemExit(f"unknown benchmark {word!r} (noisy, quiet N…, growth)")
     print(
-        f"{'bundle':>6} {'entries':>8} {'MB':>7} {'json.load s':>18} {'diagnose s':>20} "
-        f"{'time ×':>20} {'cpu ×':>20} {'peak/file':>18}"
+        f"{'tree':>8} {'bundle':>6} {'entries':>8} {'MB':>7} {'json.load s':>18} "
+        f"{'diagnose s':>20} {'diagnose cpu s':>20} {'time ×':>20} {'cpu ×':>20} "
+        f"{'peak/file':>18}"
     )
-    quiet: list[tuple[int, float, float]] = []
     with tempfile.TemporaryDirectory() as folder:
-        for kind, size in plan:
-            row = bench(kind, size, Path(folder), repeat)
-            if kind == "quiet":
-                quiet.append(row)
-    if len({count for count, _, _ in quiet}) >= 3:  # growth: is it a line, and what is fixed?
-        for name, column in (("json.load", 1), ("diagnose", 2)):
-            fixed, per = fit([(row[0], row[column]) for row in quiet])
-            print(f"growth fit {name:>9}: {fixed:+.2f} s fixed, {per:.2f} s per 100k entries")
+        trees = [Tree("this", REPO, Path(folder) / "this" / "audit.jsonl")]
+        if against:
+            trees.append(Tree(against.name, against, Path(folder) / "against" / "audit.jsonl"))
+        for tree in trees:
+            if audit_mb:
+                fill_audit_log(tree.audit_log, audit_mb)
+        warm_up(Path(folder), trees)
+        loads = [bench(kind, size, Path(folder), repeat, trees) for kind, size in plan]
+    quiet = [index for index, (kind, _) in enumerate(plan) if kind == "quiet"]
+    if len({plan[index][1] for index in quiet}) >= 3:  # growth: is it a line, and what is fixed?
+        sides = [("json.load", [loads[index] for index in quiet])]
+        sides += [(tree.name, [tree.rows[index] for index in quiet]) for tree in trees]
+        for name, rows in sides:
+            wall_fixed, wall_per = fit([(entries, wall) for entries, wall, _ in rows])
+            cpu_fixed, cpu_per = fit([(entries, cpu) for entries, _, cpu in rows])
+            print(
+                f"growth fit {name:>9}: wall {wall_fixed:+.2f} s fixed, {wall_per:.2f} s per 100k"
+                f" entries; cpu {cpu_fixed:+.2f} s fixed, {cpu_per:.2f} s per 100k entries"
+            )
 
 
 if __name__ == "__main__":

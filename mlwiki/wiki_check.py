@@ -27,11 +27,10 @@ def _schema_problem(
 ) -> Optional[str]:
     from mlwiki import schemas
 
-    error = next(
-        iter(schemas.validator(wiki.root / "schemas", name, definition).iter_errors(value)), None
-    )
-    if error is None:
+    found = schemas.errors(wiki.root / "schemas", name, value, definition)
+    if not found:
         return None
+    error = found[0]
     return f"{schemas.error_path(error)}: {error.message[:300]}"
 
 
@@ -86,7 +85,7 @@ def _check_workflow_code(doc: JsonDoc) -> None:
 
     def template(text: Any, place: str) -> None:
         if isinstance(text, str) and has_template(text):
-            try:
+            try:  # parsed only: most conclusions' summaries are never rendered (and compiled)
                 command_environment().parse(text)
             except TemplateError as error:
                 raise BadInput(f"{doc.path}: {place}: invalid template {text!r}: {error}") from None

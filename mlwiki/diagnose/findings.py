@@ -21,7 +21,7 @@ from mlwiki.diagnose.clock import iso
 from mlwiki.diagnose.disruptions import Disruption, ending_disruption
 from mlwiki.diagnose.match import Hit, Scan
 from mlwiki.errors import MlwikiError
-from mlwiki.schemas import FINDINGS, error_path, validator
+from mlwiki.schemas import FINDINGS, error_path, errors
 from mlwiki.wiki import Wiki
 
 CONFIDENCE_ORDER = ("low", "medium", "high")
@@ -163,8 +163,8 @@ def _culprit_hosts(headline: Optional[Disruption], evidence: Evidence) -> list[d
 
 def validate_findings(wiki: Wiki, findings: dict[str, Any]) -> list[str]:
     """Schema problems of a findings document, as `field: message` lines."""
-    checker = validator(wiki.root / "schemas", FINDINGS)
-    return [f"{error_path(e)}: {e.message}" for e in checker.iter_errors(findings)]
+    found = errors(wiki.root / "schemas", FINDINGS, findings)
+    return [f"{error_path(e)}: {e.message}" for e in found]
 
 
 def ensure_valid(wiki: Wiki, findings: dict[str, Any]) -> None:

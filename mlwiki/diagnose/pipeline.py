@@ -4,6 +4,7 @@ report."""
 
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,11 +46,16 @@ class Diagnosis:
     """The result of `diagnose`: findings (schema-valid dict), the Markdown report, the entries."""
 
     findings: dict[str, Any]
-    report_markdown: str
     cited_entries: dict[str, dict[str, Any]]  # evidence id → the full log entry it quotes
     disruptions: list[Disruption] = field(default_factory=list)
     scan: Optional[Scan] = None
     healthy: list[str] = field(default_factory=list)  # the report's "checked and found healthy"
+
+    @functools.cached_property
+    def report_markdown(self) -> str:
+        """The full report, rendered when first asked for: the CLI and the MCP tools render
+        their own (bounded, redacted) view of the findings instead."""
+        return render_report(self.findings, self.healthy)
 
 
 def analyse(
@@ -139,8 +145,7 @@ def analyse(
     settle_next_steps(wiki, findings, place)
     ensure_valid(wiki, findings)
     healthy = healthy_notes(scan, disruptions)
-    report = render_report(findings, healthy)
-    return Diagnosis(findings, report, cited, disruptions, scan, healthy)
+    return Diagnosis(findings, cited, disruptions, scan, healthy)
 
 
 def collection_summary(report: Any) -> dict[str, Any]:

@@ -7,8 +7,22 @@ when that write fails the step does not run (`AuditLogError`).
 
 Tamper evidence. Each record carries `prev_sha256`, the sha256 of the line before it (64 zeros
 for the first), so editing, inserting or deleting a line breaks the chain at the next one.
-Every append verifies the whole chain first: a broken chain refuses an approval (the step does
-not run) and is reported with the line where it breaks; move the file aside to start a new one.
+Every append checks the chain first: a broken chain refuses an approval (the step does not run)
+and is reported with the line where it breaks; move the file aside to start a new one.
+
+The check costs O(1) in the log's size, through a checkpoint of the chain head kept beside the
+log (`audit.jsonl.head`, written under the log's lock after each append): the log's device,
+inode, size, mtime and ctime after that append, where its last line starts, that line's sha256,
+and whether the chain was intact. An append that finds the log exactly as the checkpoint left
+it (same file, same size, same ctime: the kernel sets ctime on every write, truncation, rename
+or utime, and no one but root can set it back) reads only the last line and checks its digest.
+Anything else (no checkpoint, an unreadable one, a log written, edited, replaced or touched
+since) verifies the whole chain, as every append used to, and writes a new checkpoint. So an
+edit, insertion, deletion or reordering anywhere is caught on the next append, as before. What
+the checkpoint adds for an attacker who can write the folder: forging it to match an edited log,
+which is no more than rewriting the chain (below) already allows; and, where the kernel's
+timestamps are coarse, an in-place edit of the same length within one timestamp tick (a few
+ms) of an append, which only `AuditLog.verify()` (the full check) sees.
 
 A path an agent could swap silently is refused: a symlink (at the file, or at a directory on the
 way other than root's own links under /, like macOS's /tmp), anything but a regular file (/dev/null, a FIFO, a directory), a file
@@ -32,7 +46,7 @@ import os
 import socket
 import stat
 import sys
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Optional
@@ -142,6 +156,34 @@ def verify_chain(data: bytes) -> Optional[str]:
     return None
 
 
+@dataclass(frozen=True)
+class ChainHead:
+    """The checkpoint of a log's chain: what the log looked like right after the last append."""
+
+    device: int
+    inode: int
+    size: int
+    mtime_ns: int
+    ctime_ns: int
+    last_offset: int  # where the last line starts (== size for an empty log)
+    last_sha256: Optional[str]  # None for an empty log
+    broken: Optional[str]  # where the chain breaks, as verify_chain says (None: intact)
+
+    def describes(self, info: os.stat_result) -> bool:
+        """True when `info` (fstat of the log) is the file exactly as this checkpoint left it."""
+        return (self.device, self.inode, self.size, self.mtime_ns, self.ctime_ns) == (
+            info.st_dev,
+            info.st_ino,
+            info.st_size,
+            info.st_mtime_ns,
+            info.st_ctime_ns,
+        )
+
+
+def head_path(log: Path) -> Path:
+    return log.with_name(log.name + ".head")
+
+
 @dataclass
 class AuditLog:
     """Appends records to `path` (default: `audit_log_path()`)."""
@@ -172,27 +214,29 @@ class AuditLog:
             ) from None
         try:
             fcntl.flock(descriptor, fcntl.LOCK_EX)
-            existing = _read_all(descriptor)
-            broken = verify_chain(existing)
-            if broken:
+            head = _chain_head(descriptor, head_path(path))
+            if head.broken:
                 message = (
-                    f"audit log {path}: the hash chain is broken ({broken}): it was edited; "
+                    f"audit log {path}: the hash chain is broken ({head.broken}): it was edited; "
                     "move it aside to start a new log"
                 )
                 if sync:
                     raise AuditLogError(message)
                 print(f"mlwiki: warning: {message}", file=sys.stderr)
-            last = existing.splitlines(keepends=True)[-1] if existing else None
             full = {
                 "time": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
                 "user": current_user(),
                 "host": socket.gethostname(),
                 **record,
-                "prev_sha256": line_digest(last) if last else GENESIS,
+                "prev_sha256": head.last_sha256 or GENESIS,
             }
-            os.write(descriptor, orjson.dumps(full, default=str) + b"\n")
+            line = orjson.dumps(full, default=str) + b"\n"
+            os.write(descriptor, line)
             if sync:
                 os.fsync(descriptor)
+            after = os.fstat(descriptor)
+            if after.st_size == head.size + len(line):  # else someone wrote around the lock
+                _write_head(head_path(path), after, head.size, line_digest(line), head.broken)
         except OSError as error:
             raise AuditLogError(
                 f"audit log {path}: cannot write ({error.strerror or error}); "
@@ -210,11 +254,99 @@ class AuditLog:
         return [orjson.loads(line) for line in self.path.read_bytes().splitlines() if line]
 
     def verify(self) -> Optional[str]:
-        """Where the chain breaks, or None when the log is intact (or absent)."""
+        """Where the chain breaks, or None when the log is intact (or absent): the full check,
+        reading every line whatever the checkpoint says."""
         assert self.path is not None
         if not self.path.exists():
             return None
         return verify_chain(self.path.read_bytes())
+
+
+def _chain_head(descriptor: int, checkpoint: Path) -> ChainHead:
+    """The chain head of the locked log: from its checkpoint when that still describes the log
+    and its last line still has the digest it names, else by verifying the whole chain."""
+    info = os.fstat(descriptor)
+    head = _read_head(checkpoint)
+    if head is not None and head.describes(info) and 0 <= head.last_offset <= head.size:
+        tail = os.pread(descriptor, head.size - head.last_offset, head.last_offset)
+        if _is_last_line(tail, head.last_sha256):
+            return head
+    data = _read_all(descriptor)
+    last = data.splitlines(keepends=True)[-1] if data else b""
+    return ChainHead(
+        info.st_dev,
+        info.st_ino,
+        info.st_size,
+        info.st_mtime_ns,
+        info.st_ctime_ns,
+        len(data) - len(last),
+        line_digest(last) if last else None,
+        verify_chain(data),
+    )
+
+
+def _is_last_line(tail: bytes, digest: Optional[str]) -> bool:
+    """`tail` is one whole line with `digest` (or nothing, for an empty log: digest None)."""
+    if not tail:
+        return digest is None
+    return tail.endswith(b"\n") and b"\n" not in tail[:-1] and line_digest(tail) == digest
+
+
+def _read_head(checkpoint: Path) -> Optional[ChainHead]:
+    """The checkpoint, or None when there is none or it cannot be trusted as ours."""
+    try:
+        descriptor = os.open(checkpoint, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return None
+    try:
+        info = os.fstat(descriptor)
+        if (
+            not stat.S_ISREG(info.st_mode)
+            or info.st_uid != os.getuid()
+            or info.st_mode & 0o022
+            or info.st_nlink > 1
+            or info.st_size > 4096
+        ):
+            return None
+        fields = orjson.loads(os.read(descriptor, 4096))
+        return ChainHead(**fields) if isinstance(fields, dict) else None
+    except (OSError, orjson.JSONDecodeError, TypeError):
+        return None
+    finally:
+        os.close(descriptor)
+
+
+def _write_head(
+    checkpoint: Path,
+    info: os.stat_result,
+    last_offset: int,
+    last_sha256: str,
+    broken: Optional[str],
+) -> None:
+    """Record the chain head after an append (while the log is still locked). A checkpoint that
+    cannot be written only costs the next append a full verification."""
+    head = ChainHead(
+        info.st_dev,
+        info.st_ino,
+        info.st_size,
+        info.st_mtime_ns,
+        info.st_ctime_ns,
+        last_offset,
+        last_sha256,
+        broken,
+    )
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        descriptor = os.open(checkpoint, flags, 0o600)
+    except OSError:
+        return
+    try:
+        os.fchmod(descriptor, 0o600)
+        os.write(descriptor, orjson.dumps(asdict(head)))
+    except OSError:
+        pass
+    finally:
+        os.close(descriptor)
 
 
 def _read_all(descriptor: int) -> bytes:

@@ -20,7 +20,7 @@ from typing import Any, Callable
 
 from jinja2 import TemplateError, Undefined, UndefinedError, nodes
 
-from mlwiki.engine.render import command_environment
+from mlwiki.engine.render import command_environment, compiled_template
 from mlwiki.errors import BadInput
 
 
@@ -75,7 +75,7 @@ def is_true(source: str, scope: Mapping[str, Any], where: Where) -> bool:
 def render_text(template: str, scope: Mapping[str, Any], where: Where) -> str:
     """A text with `{{ … }}` templates (a conclusion's summary, a step's `with` value)."""
     try:
-        compiled = command_environment().from_string(template)
+        compiled = compiled_template(command_environment(), template)
     except TemplateError as error:
         raise BadInput(f"{where}: invalid template {template!r}: {error}") from None
     try:
@@ -92,13 +92,15 @@ def has_template(text: str) -> bool:
     return "{{" in text or "{%" in text
 
 
-def references(source: str, *, template: bool = False) -> set[tuple[str, str]]:
-    """(`steps`, ID) and (`params`, NAME) pairs an expression or template refers to."""
+@lru_cache(maxsize=2048)
+def references(source: str, *, template: bool = False) -> frozenset[tuple[str, str]]:
+    """(`steps`, ID) and (`params`, NAME) pairs an expression or template refers to (each
+    distinct source parsed once per process)."""
     env = command_environment()
     try:
         tree = env.parse(source if template else f"{{{{ {source} }}}}")
     except TemplateError:
-        return set()  # compile_expression / render_text report the syntax error
+        return frozenset()  # compile_expression / render_text report the syntax error
     found: set[tuple[str, str]] = set()
     for node in tree.find_all((nodes.Getattr, nodes.Getitem)):
         base = node.node
@@ -107,4 +109,4 @@ def references(source: str, *, template: bool = False) -> set[tuple[str, str]]:
                 found.add((base.name, node.attr))
             elif isinstance(node.arg, nodes.Const) and isinstance(node.arg.value, str):
                 found.add((base.name, node.arg.value))
-    return found
+    return frozenset(found)

@@ -148,6 +148,8 @@ def time_window(start: str, end: str) -> QueryFragment:
 def strip_group_names(pattern: str) -> str:
     """`(?P<task>…)` / `(?<task>…)` → `(?:…)`: patterns can share one alternation, and a query
     sent to Cloud Logging carries no group names."""
+    if "(?P<" not in pattern and "(?<" not in pattern:  # most have none: nothing to rewrite
+        return pattern
     out: list[str] = []
     index, in_class = 0, False
     while index < len(pattern):
@@ -267,7 +269,9 @@ def _alternation(patterns: list[str]) -> str:
 
 
 @lru_cache(maxsize=1024)
-def _compile(env: SandboxedEnvironment, template: str) -> Template:
+def compiled_template(env: SandboxedEnvironment, template: str) -> Template:
+    """`template` compiled in the sandbox `env`, once per process: every render, check and
+    workflow step that uses the same text reuses it."""
     return env.from_string(template)
 
 
@@ -279,7 +283,7 @@ def _render(
     functions: Optional[Mapping[str, Callable[..., Any]]] = None,
 ) -> str:
     try:
-        return _compile(env, template).render({**values, **(functions or {})})
+        return compiled_template(env, template).render({**values, **(functions or {})})
     except BadInput:
         raise
     except TemplateError as error:

@@ -34,7 +34,6 @@ import functools
 import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Callable, Optional, Union
 from urllib.parse import quote as url_quote
 from urllib.parse import unquote as url_unquote
@@ -236,8 +235,9 @@ Node = Union[MatchAll, And, Or, Not, Compare, Exists, Global, Call]
 
 @functools.lru_cache(maxsize=1)
 def _parser() -> Lark:
-    grammar = (Path(__file__).with_name("lql.lark")).read_text(encoding="utf-8")
-    return Lark(grammar, parser="lalr", lexer="contextual", maybe_placeholders=False)
+    from mlwiki.grammar import parser
+
+    return parser("logging-query")  # lql.lark, from its generated tables
 
 
 def _literal(token: Token) -> Literal:
@@ -826,9 +826,22 @@ def _syntax_error(error: UnexpectedInput, text: str, where: str) -> BadInput:
     return BadInput(f"{where}:{line}:{column}: unexpected {str(token)!r} in the query")
 
 
-@functools.lru_cache(maxsize=512)
 def compile_filter(text: str, where: str = "filter") -> Filter:
-    """Parse and compile a Logging query. BadInput names `where`:line:column on any error."""
+    """Parse and compile a Logging query, once per distinct text whoever asks (the compiled
+    filter does not depend on `where`). BadInput names `where`:line:column on any error."""
+    try:
+        return _compiled(text)
+    except BadInput:
+        _compile(text, where)  # raises the same error, naming `where`
+        raise
+
+
+@functools.lru_cache(maxsize=512)
+def _compiled(text: str) -> Filter:
+    return _compile(text, "filter")
+
+
+def _compile(text: str, where: str) -> Filter:
     try:
         parse_tree = _parser().parse(text)
     except UnexpectedInput as error:

@@ -26,7 +26,6 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Callable, Optional
 
 import re2
@@ -63,8 +62,9 @@ def quote(value: object) -> str:
 
 @functools.lru_cache(maxsize=1)
 def _parser() -> Lark:
-    grammar = Path(__file__).with_name("filter.lark").read_text(encoding="utf-8")
-    return Lark(grammar, parser="lalr", lexer="contextual", maybe_placeholders=False)
+    from mlwiki.grammar import parser
+
+    return parser("monitoring-filter")  # filter.lark, from its generated tables
 
 
 def _unquote(text: str) -> str:

@@ -19,14 +19,16 @@ import re
 from collections.abc import Iterator, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional, Protocol
+from typing import TYPE_CHECKING, Any, Optional, Protocol
 
 from mlwiki.errors import BadInput
 from mlwiki.metrics.aggregate import Aggregation
-from mlwiki.metrics.cloud import Fetched, MetricBudget, MonitoringFetcher
 from mlwiki.metrics.filter import compile_filter
 from mlwiki.metrics.series import Series, merge, response_json, response_series
 from mlwiki.timewindow import Window
+
+if TYPE_CHECKING:  # the Cloud Monitoring client's side, imported only when it is used
+    from mlwiki.metrics.cloud import Fetched, MetricBudget, MonitoringFetcher
 
 METRICS_DIR = "metrics"
 _NAME = re.compile(r"[^a-z0-9]+")
@@ -172,6 +174,8 @@ class CloudMetrics:
 
     def __post_init__(self) -> None:
         if self.fetcher is None:
+            from mlwiki.metrics.cloud import MonitoringFetcher
+
             self.fetcher = MonitoringFetcher(self.project)
 
     @property
