@@ -15,19 +15,29 @@ on a loaded machine; besides wall time, the CPU time of each process is compared
 which other processes on a shared machine disturb less. With `--repeat K` every pair is measured
 K times and the spread is shown (median, then min–max). With three or more quiet sizes a
 least-squares line through the medians gives each side's fixed cost and cost per 100k entries.
+With `--baseline DIR` (another checkout with its own `_wiki/.venv`, e.g. main) the same bundle is
+diagnosed by that checkout too, interleaved with this one (json.load, this, baseline, repeated),
+so both are compared with the same baseline under the same load.
 
-Usage: `python benchmarks/bench_diagnose.py [--repeat K] [quiet N … | noisy | growth]`
-(default: noisy, quiet 100000 and the growth series 25000 50000 100000 200000 400000).
+Every diagnosis appends to the audit log: each measurement gets a fresh one (`MLWIKI_AUDIT_LOG`
+in a temporary folder), so that the timing is the diagnosis' and not the size of whatever log
+the machine's user has grown (the audit log's own cost is measured by its own benchmark).
+
+Usage: `python benchmarks/bench_diagnose.py [--repeat K] [--baseline DIR]
+[quiet N … | noisy | growth]` (default: noisy, quiet 100000 and the growth series 25000 50000
+100000 200000 400000).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import statistics
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Optional
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
@@ -47,7 +57,7 @@ DIAGNOSE = (
     "from mlwiki.diagnose import diagnose\n"
     "from pathlib import Path\nfrom mlwiki.wiki import load_wiki\n"
     f"result = diagnose({WORKLOAD!r}, bundle=sys.argv[1], "
-    f"wiki=load_wiki(Path({str(REPO / '_wiki')!r})))\n"
+    "wiki=load_wiki(Path(sys.argv[4]) / '_wiki'))\n"
     "f = result.findings\n"
     "assert f['status'] == 'diagnosed', f['summary']\n"
     "assert f['root_cause']['symptom'] == sys.argv[2], f['root_cause']\n"
@@ -92,10 +102,16 @@ def make_noisy(path: Path, entries: int = 60_000) -> tuple[str, str]:
     return "hbm-oom-runtime", culprit.node
 
 
-def measure(body: str, *args: str) -> tuple[float, float, int]:
-    """(wall seconds, CPU seconds, peak RSS bytes) of `body` in a fresh interpreter."""
-    command = [sys.executable, "-c", MEASURE.format(body=body), *args]
-    out = subprocess.run(command, capture_output=True, text=True, cwd=REPO, check=False)
+def measure(body: str, *args: str, checkout: Path = REPO) -> tuple[float, float, int]:
+    """(wall seconds, CPU seconds, peak RSS bytes) of `body` in a fresh interpreter of
+    `checkout` (its `_wiki/.venv`, else this interpreter), with a fresh audit log."""
+    python = checkout / "_wiki" / ".venv" / "bin" / "python"
+    command = [str(python) if python.exists() else sys.executable, "-c", MEASURE.format(body=body)]
+    with tempfile.TemporaryDirectory() as state:
+        env = {**os.environ, "MLWIKI_AUDIT_LOG": str(Path(state) / "audit.jsonl")}
+        out = subprocess.run(
+            [*command, *args], capture_output=True, text=True, cwd=checkout, check=False, env=env
+        )
     if out.returncode:
         raise SystemExit(f"measurement failed:\n{out.stderr}")
     fields = out.stdout.split()
@@ -109,8 +125,11 @@ def _spread(values: list[float]) -> str:
     return f"{middle:.2f} ({min(values):.2f}–{max(values):.2f})"
 
 
-def bench(kind: str, size: int, folder: Path, repeat: int) -> tuple[int, float, float]:
-    """Prints one row; returns (entries, median json.load s, median diagnosis s)."""
+def bench(
+    kind: str, size: int, folder: Path, repeat: int, baseline: Optional[Path] = None
+) -> tuple[int, float, float]:
+    """Prints one row (and one for the baseline checkout); returns (entries, median json.load s,
+    median diagnosis s)."""
     bundle = Path(folder) / f"{kind}-{size}.json"
     # Generated in a child process: a child's ru_maxrss starts from its parent's peak.
     made = subprocess.run(
@@ -122,22 +141,29 @@ def bench(kind: str, size: int, folder: Path, repeat: int) -> tuple[int, float, 
     symptom, host = made.stdout.split()
     count = len(json.loads(bundle.read_bytes()))
     megabytes = bundle.stat().st_size / 1e6
-    loads, diags, ratios, cpu_ratios, memory = [], [], [], [], []
+    checkouts = [REPO] + ([baseline] if baseline is not None else [])
+    loads: list[float] = []
+    rows: dict[Path, list[tuple[float, float, float, float]]] = {c: [] for c in checkouts}
     for _ in range(repeat):
         load_s, load_cpu, _load_mem = measure(LOAD, str(bundle))
-        diag_s, diag_cpu, diag_mem = measure(DIAGNOSE, str(bundle), symptom, host)
         loads.append(load_s)
-        diags.append(diag_s)
-        ratios.append(diag_s / load_s)
-        cpu_ratios.append(diag_cpu / load_cpu)
-        memory.append(diag_mem / 1e6 / megabytes)
-    print(
-        f"{kind:>6} {count:>8} {megabytes:>7.1f} {_spread(loads):>18} {_spread(diags):>20} "
-        f"{_spread(ratios):>20} {_spread(cpu_ratios):>20} {_spread(memory):>18}",
-        flush=True,
-    )
+        for checkout in checkouts:
+            diag_s, diag_cpu, diag_mem = measure(
+                DIAGNOSE, str(bundle), symptom, host, str(checkout), checkout=checkout
+            )
+            rows[checkout].append(
+                (diag_s, diag_s / load_s, diag_cpu / load_cpu, diag_mem / 1e6 / megabytes)
+            )
+    for checkout in checkouts:
+        name = kind if checkout == REPO else f"{kind}@{checkout.name}"
+        diags, ratios, cpu_ratios, memory = (list(column) for column in zip(*rows[checkout]))
+        print(
+            f"{name:>10} {count:>8} {megabytes:>7.1f} {_spread(loads):>18} {_spread(diags):>20} "
+            f"{_spread(ratios):>20} {_spread(cpu_ratios):>20} {_spread(memory):>18}",
+            flush=True,
+        )
     bundle.unlink()
-    return count, statistics.median(loads), statistics.median(diags)
+    return count, statistics.median(loads), statistics.median(r[0] for r in rows[REPO])
 
 
 def fit(points: list[tuple[int, float]]) -> tuple[float, float]:
@@ -151,9 +177,13 @@ def fit(points: list[tuple[int, float]]) -> tuple[float, float]:
 
 
 def main(argv: list[str]) -> None:
-    repeat = 1
-    if argv[:1] == ["--repeat"]:
-        repeat, argv = int(argv[1]), argv[2:]
+    repeat, baseline = 1, None
+    while argv[:1] in (["--repeat"], ["--baseline"]):
+        if argv[0] == "--repeat":
+            repeat = int(argv[1])
+        else:
+            baseline = Path(argv[1]).resolve()
+        argv = argv[2:]
     plan: list[tuple[str, int]] = []
     words = list(argv) or ["noisy", "quiet", "100000", "growth"]
     while words:
@@ -168,13 +198,13 @@ def main(argv: list[str]) -> None:
         else:
             raise SystemExit(f"unknown benchmark {word!r} (noisy, quiet N…, growth)")
     print(
-        f"{'bundle':>6} {'entries':>8} {'MB':>7} {'json.load s':>18} {'diagnose s':>20} "
+        f"{'bundle':>10} {'entries':>8} {'MB':>7} {'json.load s':>18} {'diagnose s':>20} "
         f"{'time ×':>20} {'cpu ×':>20} {'peak/file':>18}"
     )
     quiet: list[tuple[int, float, float]] = []
     with tempfile.TemporaryDirectory() as folder:
         for kind, size in plan:
-            row = bench(kind, size, Path(folder), repeat)
+            row = bench(kind, size, Path(folder), repeat, baseline)
             if kind == "quiet":
                 quiet.append(row)
     if len({count for count, _, _ in quiet}) >= 3:  # growth: is it a line, and what is fixed?

@@ -104,8 +104,9 @@ class Topology:
 
     # ---- the pass ---------------------------------------------------------------------------
 
-    def observe(self, facts: EntryFacts) -> None:
-        """Learn what one entry says about pods, nodes and the other workloads."""
+    def observe(self, facts: EntryFacts) -> bool:
+        """Learn what one entry says about pods, nodes and the other workloads; whether it is
+        about a pod of the workload (by its own labels, else its pod's name: `belongs`)."""
         self._index = None
         when = facts.time
         if when < self.first:
@@ -116,7 +117,8 @@ class Topology:
         is_container = resource_type == "k8s_container"
         labels = facts.labels
         pod = facts.pod
-        if pod and self.belongs(pod, labels):
+        mine = bool(pod) and self.belongs(pod, labels)  # type: ignore[arg-type]
+        if mine:
             info = self._pod(pod)
             if when < info.first:
                 info.first = when
@@ -165,6 +167,7 @@ class Topology:
             name = labels.get(key)
             if name and name != self.workload:
                 self.other_workloads.add(str(name))
+        return mine
 
     def _note_scale_up(self, decision: Any) -> None:
         scale_up = decision.get("scaleUp") if isinstance(decision, dict) else None

@@ -76,8 +76,7 @@ class _Files:
                 handle.close()
                 raise BadInput(f"{path}: the bundle file changed while it was being read")
             self.open[number] = handle
-        handle.seek(offset)
-        return handle.read(length)
+        return os.pread(handle.fileno(), length, offset)
 
     def close(self) -> None:
         for handle in self.open.values():
@@ -230,6 +229,31 @@ class EntryStore:
             if facts is not None:
                 facts.index = index
                 yield facts
+
+    def streams(
+        self,
+        resource_type: str,
+        keys: set[tuple[str, str]],
+        start_ns: int,
+        end_ns: int,
+    ) -> dict[tuple[str, str], list[tuple[int, dict[str, Any]]]]:
+        """The entries of `resource_type` (case-insensitively, as `resource.type="…"` compares)
+        from `start_ns` to `end_ns` inclusive whose (pod, logName) is one of `keys`, each
+        stream's in Cloud Logging's order as (instant, entry): what a query on the type and the
+        time bounds would return, grouped, without decoding the entries of other streams."""
+        order = self._sorted()
+        low = bisect.bisect_left(self._sorted_times, start_ns)
+        high = bisect.bisect_right(self._sorted_times, end_ns)
+        kind, sources, times = resource_type.lower(), self._sources, self._times
+        found: dict[tuple[str, str], list[tuple[int, dict[str, Any]]]] = {}
+        for index in order[low:high]:
+            source = sources[index]
+            if source[0] != kind:
+                continue
+            key = (source[2] or "", source[3] or "")
+            if key in keys:
+                found.setdefault(key, []).append((times[index], self._decode(index)))
+        return found
 
     def hosts(self) -> list[str]:
         """The node names the entries are about, sorted."""
