@@ -140,17 +140,18 @@ class SignatureSet:
             matcher, fields = self._texts.matcher.Match, self._text_fields
             members, default = self._texts.members, len(self._default.members)
             for name, text in facts.texts:
-                indices = matcher(text)
+                data = text.encode()
+                indices = matcher(data)
                 if not indices:
                     continue
                 indices = sorted(indices)
                 if indices[0] < default:
                     own = [i for i in indices if i < default]
-                    found.extend(_matches(members, own, name, text))
+                    found.extend(_matches(members, own, name, text, data))
                 if indices[-1] >= default:
                     field = [i for i in indices if i >= default and fields[i] == name]
                     if field:
-                        by_field[name] = list(_matches(members, field, name, text))
+                        by_field[name] = list(_matches(members, field, name, text, data))
         else:
             for name, text in facts.texts:
                 found.extend(_scan_text(self._default, name, text))
@@ -213,7 +214,7 @@ class SignatureSet:
         value of each name wins)."""
         default = self._sets.get(DEFAULT_FIELD)
         members = [m for m in default.members if m.symptom == symptom] if default else []
-        for raw in _matches(members, range(len(members)), "textPayload", text):
+        for raw in _matches(members, range(len(members)), "textPayload", text, text.encode()):
             return raw.captures
         return {}
 
@@ -243,27 +244,37 @@ def _compiled_set(members: list[CompiledSignature], options: Any) -> Any:
 
 
 def _scan_text(group: _FieldSet, name: str, text: str) -> Iterator[RawMatch]:
-    indices = group.matcher.Match(text)
-    return _matches(group.members, sorted(indices), name, text) if indices else iter(())
+    data = text.encode()
+    indices = group.matcher.Match(data)
+    return _matches(group.members, sorted(indices), name, text, data) if indices else iter(())
 
 
 def _matches(
-    members: list[CompiledSignature], indices: Iterable[int], name: str, text: str
+    members: list[CompiledSignature], indices: Iterable[int], name: str, text: str, data: bytes
 ) -> Iterator[RawMatch]:
     """One match per symptom: the captures of all its signatures found in the text, merged.
 
     A digest often holds a headline and, lines below, the line naming the host; the quote is the
     line of the first signature that names something (else of the first one found), and the
     named groups of every matching signature are kept (the first value of each name wins).
+    Each signature runs once, on the text's UTF-8 bytes (`data`, encoded once for all of them);
+    its byte span is the text's character span when the text is ASCII, and is converted
+    otherwise.
     """
+    ascii_text = text.isascii()
     found: dict[str, list[tuple[CompiledSignature, dict[str, str], tuple[int, int]]]] = {}
     for index in indices:
         signature = members[index]
-        match = signature.regex.search(text)
+        match = signature.regex.search(data)
         if match is None:  # cannot happen: the set said it matches
             continue
-        captures = {k: v for k, v in match.groupdict().items() if v} if signature.named else {}
-        found.setdefault(signature.symptom, []).append((signature, captures, match.span()))
+        captures = (
+            {k: v.decode() for k, v in match.groupdict().items() if v} if signature.named else {}
+        )
+        start, end = match.span()
+        if not ascii_text:
+            start, end = len(data[:start].decode()), len(data[:end].decode())
+        found.setdefault(signature.symptom, []).append((signature, captures, (start, end)))
     for matches in found.values():
         merged: dict[str, str] = {}
         for _, captures, _ in matches:
