@@ -119,7 +119,7 @@ class Topology:
         pod = facts.pod
         mine = bool(pod) and self.belongs(pod, labels)  # type: ignore[arg-type]
         if mine:
-            info = self._pod(pod)
+            info = self.pods.get(pod) or self._pod(pod)  # type: ignore[arg-type]
             if when < info.first:
                 info.first = when
             if when > info.last:
@@ -163,10 +163,11 @@ class Topology:
             source_host = source.get("host") if isinstance(source, dict) else None
             if pod in self.pods and not self.pods[pod].node and isinstance(source_host, str):
                 self.pods[pod].node = source_host
-        for key in _JOBSET_NAME_KEYS:
-            name = labels.get(key)
-            if name and name != self.workload:
-                self.other_workloads.add(str(name))
+        if not mine or self.workload is None:  # a pod of the workload names no other JobSet
+            for key in _JOBSET_NAME_KEYS:
+                name = labels.get(key)
+                if name and name != self.workload:
+                    self.other_workloads.add(str(name))
         return mine
 
     def _note_scale_up(self, decision: Any) -> None:

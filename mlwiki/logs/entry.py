@@ -297,10 +297,12 @@ class EntryFacts:
         pod_name = resource_labels.get("pod_name")
         node_label = labels.get(NODE_LABEL)
         node_name = resource_labels.get("node_name")
-        for value in (pod_name, node_label, node_name):
-            if value is not None and (type(value) is not str or not value):
-                regular = False
-        if node_label is not None and node_name is not None and node_label != node_name:
+        if (
+            (pod_name is not None and (type(pod_name) is not str or not pod_name))
+            or (node_label is not None and (type(node_label) is not str or not node_label))
+            or (node_name is not None and (type(node_name) is not str or not node_name))
+            or (node_label is not None and node_name is not None and node_label != node_name)
+        ):
             regular = False
         payload = entry.get("jsonPayload")
         if type(payload) is not dict:
