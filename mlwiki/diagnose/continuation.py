@@ -90,8 +90,9 @@ def _gather(scan: Scan, store: EntryStore, clusters: list[list[Hit]]) -> None:
             _instant(cluster[0].time - REACH),
             _instant(cluster[-1].time + REACH),
         )
-        for key, hits in by_stream.items():
-            for record in _split(streams.get(key, [])):
+        for key, hits in by_stream.items():  # one stream's entries decoded at a time
+            lines = [(instant, store.entry(index)) for instant, index in streams.get(key, ())]
+            for record in _split(lines):
                 inside = [h for e, _ in record for h in hits.get(str(e.get("insertId")), ())]
                 if inside and len(record) > 1:
                     kept, extra = _match_record(scan, record, inside)

@@ -124,7 +124,9 @@ class Scan:
             topology.progress.observe_event(facts.entry, when, topology.workload)
         found = self.signatures.scan_all(facts)
         if self.store is not None:  # every page found, as a query would find it
-            self.store.note_matches(facts, [raw.signature.symptom for raw in found])
+            self.store.note_matches(
+                facts, [raw.signature.symptom for raw in found] if found else ()
+            )
         if not found:
             return
         found = self.signatures.specific(found)

@@ -236,23 +236,23 @@ class EntryStore:
         keys: set[tuple[str, str]],
         start_ns: int,
         end_ns: int,
-    ) -> dict[tuple[str, str], list[tuple[int, dict[str, Any]]]]:
+    ) -> dict[tuple[str, str], list[tuple[int, int]]]:
         """The entries of `resource_type` (case-insensitively, as `resource.type="…"` compares)
         from `start_ns` to `end_ns` inclusive whose (pod, logName) is one of `keys`, each
-        stream's in Cloud Logging's order as (instant, entry): what a query on the type and the
-        time bounds would return, grouped, without decoding the entries of other streams."""
+        stream's in Cloud Logging's order as (instant, index): what a query on the type and the
+        time bounds would return, grouped, and not decoded yet (`entry(index)` decodes one)."""
         order = self._sorted()
         low = bisect.bisect_left(self._sorted_times, start_ns)
         high = bisect.bisect_right(self._sorted_times, end_ns)
         kind, sources, times = resource_type.lower(), self._sources, self._times
-        found: dict[tuple[str, str], list[tuple[int, dict[str, Any]]]] = {}
+        found: dict[tuple[str, str], list[tuple[int, int]]] = {}
         for index in order[low:high]:
             source = sources[index]
             if source[0] != kind:
                 continue
             key = (source[2] or "", source[3] or "")
             if key in keys:
-                found.setdefault(key, []).append((times[index], self._decode(index)))
+                found.setdefault(key, []).append((times[index], index))
         return found
 
     def hosts(self) -> list[str]:
