@@ -15,6 +15,9 @@ which regexes it answers (`answer_patterns`: the clauses `symptom_match("id")` r
 for each entry it read, which of them matched (`note_matches`); an entry it did not read, or
 whose fields have an unusual shape (`EntryFacts.regular`), stays a candidate. Candidates are
 then evaluated with the full filter, so an index only ever saves work, never changes a result.
+`streams` answers the record lookup's one query shape (a resource type, a time span, some
+container streams) from the same order and the per-entry (type, pod, logName) without decoding
+anything but the entries of the streams asked for.
 
 Entries without an `insertId` get a stable synthetic one (`mlwiki.logs.entry.synthetic_insert_id`).
 """
