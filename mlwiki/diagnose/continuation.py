@@ -148,7 +148,7 @@ def _match_record(
     cascade = any(h.role == CASCADE for h in inside)  # as for one entry (see `match.Scan`)
     extra: list[Hit] = []
     joined = "\n".join(lines)
-    for raw in scan.signatures.scan_text(joined):
+    for raw in scan.signatures.scan_text(joined, frozenset(matched)):
         if raw.signature.symptom in matched:
             continue
         end = joined.find(raw.quote) + len(raw.quote)

@@ -218,10 +218,21 @@ class SignatureSet:
             return raw.captures
         return {}
 
-    def scan_text(self, text: str) -> list[RawMatch]:
-        """Default-field signatures only, over one text (for tests of example lines)."""
+    def scan_text(self, text: str, known: frozenset[str] = frozenset()) -> list[RawMatch]:
+        """Default-field signatures only, over one text (a record's joined lines, an example
+        line), as `specific` leaves them; the pages in `known` (already found in the record's
+        lines) count for `specific` but are not matched again."""
         default = self._sets.get(DEFAULT_FIELD)
-        return self.specific(list(_scan_text(default, "textPayload", text))) if default else []
+        data = text.encode()
+        indices = default.matcher.Match(data) if default else None
+        if not indices:
+            return []
+        members = default.members  # type: ignore[union-attr]
+        symptoms = {members[i].symptom for i in indices}
+        # `specific` on message text: catch-all pages go when a specific page matched too.
+        generic = self.generic if not symptoms <= self.generic else frozenset()
+        wanted = [i for i in sorted(indices) if members[i].symptom not in known | generic]
+        return list(_matches(members, wanted, "textPayload", text, data))
 
 
 def _field_strings(value: Any) -> Iterator[str]:
