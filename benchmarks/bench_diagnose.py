@@ -9,7 +9,7 @@ Three incidents, each a 256-host JobSet (64 slices × 4 hosts) written as one JS
   of every thread, which match the root-role `process-abort` page, and stack frames that match
   nothing): ~60k entries of which ~26k match. The right answer is `hbm-oom-runtime` on the
   one host.
-Each measurement runs in its own subprocess so that peaks are separate (ru_maxrss), and the
+Each measurement runs in its own subprocess so that peaks are separate (VmHWM), and the
 baseline (`json.load`) is measured in the same run, before each diagnosis, so the ratios hold
 on a loaded machine; besides wall time, the CPU time of each process is compared (`cpu ×`),
 which other processes on a shared machine disturb less. With `--repeat K` every pair is measured
@@ -50,12 +50,19 @@ sys.path.insert(0, str(REPO))
 from tests.scenarios import Run, loud_hbm_oom  # noqa: E402
 
 WORKLOAD = "bench-run"
+# The peak is the process's own high-water mark (VmHWM): Linux carries ru_maxrss over fork and
+# exec, so a child's ru_maxrss is at least its parent's peak.
 MEASURE = """
 import resource, sys, time
 start, cpu = time.perf_counter(), time.process_time()
 {body}
 elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
-print(elapsed, cpu, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)
+try:
+    status = open("/proc/self/status").read()
+    peak = int(status.split("VmHWM:")[1].split()[0]) * 1024
+except (OSError, IndexError):
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+print(elapsed, cpu, peak)
 """
 LOAD = "import json\njson.load(open(sys.argv[1]))"
 DIAGNOSE = (
@@ -87,13 +94,15 @@ class Tree:
 THREADS = 50  # threads of a dying survivor, each printing a banner, a fatal line and a frame
 
 
-def _write(run: Run, path: Path) -> None:
+def _write(run: Run, path: Path) -> int:
+    """Write the run's entries newest first; how many there are."""
     path.write_text(
         json.dumps(sorted(run.entries, key=lambda e: e["timestamp"], reverse=True), indent=2)
     )
+    return len(run.entries)
 
 
-def make_quiet(path: Path, entries: int) -> tuple[str, str]:
+def make_quiet(path: Path, entries: int) -> tuple[str, str, int]:
     """One host OOM-killed, cascades on the 255 others, padded with step lines to `entries`."""
     run = Run(WORKLOAD, 64, 4, seed=256, step_period=10)
     run.start_attempt(0)
@@ -110,17 +119,15 @@ def make_quiet(path: Path, entries: int) -> tuple[str, str]:
     )
     run.kill(culprit, end + 5)
     run.cascade(culprit, end + 100)
-    _write(run, path)
-    return "host-oom-killed", culprit.node
+    return "host-oom-killed", culprit.node, _write(run, path)
 
 
-def make_noisy(path: Path, entries: int = 60_000) -> tuple[str, str]:
+def make_noisy(path: Path, entries: int = 60_000) -> tuple[str, str, int]:
     """One host's runtime HBM OOM; every survivor dies loudly (cascade, then ~150 abort lines)."""
     noise = 255 * 3 * THREADS
     rounds = max(1, (entries - noise - 4 * 256) // 256)
     run, culprit = loud_hbm_oom(WORKLOAD, 64, 4, threads=THREADS, rounds=rounds)
-    _write(run, path)
-    return "hbm-oom-runtime", culprit.node
+    return "hbm-oom-runtime", culprit.node, _write(run, path)
 
 
 def fill_audit_log(path: Path, megabytes: float) -> None:
@@ -181,15 +188,15 @@ def bench(
     """Prints one row per tree and adds (entries, median wall, median CPU) to each tree's rows;
     returns json.load's (entries, median wall, median CPU)."""
     bundle = Path(folder) / f"{kind}-{size}.json"
-    # Generated in a child process: a child's ru_maxrss starts from its parent's peak.
+    # Generated in a child process, and never read whole here: this process stays small.
     made = subprocess.run(
         [sys.executable, __file__, "--make", kind, str(bundle), str(size)],
         check=True,
         capture_output=True,
         text=True,
     )
-    symptom, host = made.stdout.split()
-    count = len(json.loads(bundle.read_bytes()))
+    symptom, host, entries = made.stdout.split()
+    count = int(entries)
     megabytes = bundle.stat().st_size / 1e6
     loads, load_cpus = [], []
     runs: dict[str, list[tuple[float, float, float, float, float]]] = {t.name: [] for t in trees}
@@ -221,7 +228,7 @@ def bench(
 def warm_up(folder: Path, trees: list[Tree]) -> None:
     """One unmeasured diagnosis per tree, so every module it imports has its bytecode cached."""
     bundle = folder / "warm-up.json"
-    symptom, host = make_quiet(bundle, 2_000)
+    symptom, host, _entries = make_quiet(bundle, 2_000)
     for tree in trees:
         measure(DIAGNOSE, str(bundle), symptom, host, str(tree.root / "_wiki"), tree=tree)
     bundle.unlink()

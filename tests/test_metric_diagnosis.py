@@ -88,7 +88,7 @@ def troubleshoot(cli, *where: str, out: Optional[Path] = None) -> dict[str, Any]
     return result.json()
 
 
-def rows(findings: dict[str, Any]) -> list[tuple[str, str, Optional[str]]]:
+def rows(findings: dict[str, Any]) -> list[tuple[str, Optional[str], Optional[str]]]:
     return [(f["kind"], f["symptom"], f["host"]) for f in findings["failures"]]
 
 
@@ -108,9 +108,13 @@ def test_a_silent_stall_is_found_from_the_duty_cycle_and_cites_metric_points(
         out = tmp_path / "findings.json"
         findings = troubleshoot(cli, "idle-run", "--project", PROJECT, out=out)
         assert findings["status"] == "inconclusive" and findings["root_cause"] is None
-        assert rows(findings) == [("hang", "training-stall", None)]
+        # Inconclusive: the row has no symptom; the stall is what its cited points show.
+        assert rows(findings) == [("hang", None, None)]
         assert findings["culprit_hosts"] == []
         row = findings["failures"][0]
+        assert {e["symptom"] for e in findings["evidence"] if e["id"] in row["evidence"]} == {
+            "training-stall"
+        }
         assert row["time"] == (T0 + timedelta(seconds=QUIET_FROM + 60)).strftime(
             "%Y-%m-%dT%H:%M:%SZ"
         )
@@ -149,7 +153,7 @@ def test_one_wedged_host_is_named_as_the_culprit(cli, monkeypatch) -> None:
     wedged = next(p for (_, i), p in run.pods.items() if i == 2)
     with live(monkeypatch, run, series):
         findings = troubleshoot(cli, "wedge-run", "--project", PROJECT)
-    assert rows(findings) == [("hang", "training-stall", wedged.node)]
+    assert rows(findings) == [("hang", None, wedged.node)]
     assert [c["host"] for c in findings["culprit_hosts"]] == [wedged.node]
     culprit = findings["culprit_hosts"][0]
     assert culprit["pod"] == wedged.name

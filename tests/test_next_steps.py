@@ -57,3 +57,43 @@ def test_a_proposed_change_names_its_context_and_runs_as_printed(tmp_path: Path)
         findings["culprit_hosts"][0]["host"],
     ]  # fmt: skip
     assert argv_digest(command).startswith(words[-1])
+
+
+def test_each_failure_row_names_its_own_pod_in_its_commands() -> None:
+    """A failure row that is not the headline keeps its own host and pod: `culprit_hosts` are
+    the headline's only, so the other row's pod comes from its own evidence."""
+    from mlwiki.diagnose.context import settle_next_steps
+
+    wiki = load_wiki(WIKI_ROOT)
+    headline, other = "gke-c-pool-1-aaaa-0001", "gke-c-pool-1-aaaa-0002"
+
+    def item(eid: str, host: str, pod: str | None) -> dict[str, object]:
+        return {"id": eid, "host": host, "pod": pod, "symptom": "x", "quote": "q"}
+
+    findings = {
+        "failures": [
+            {"symptom": "host-oom-killed", "host": headline, "evidence": ["E1", "E2"]},
+            {"symptom": "container-exit-nonzero", "host": other, "evidence": ["E3"]},
+        ],
+        # The headline's root is a node line (no pod): its pod is its culprit entry's.
+        "evidence": [
+            item("E1", headline, None),
+            item("E2", "elsewhere", "p-0"),
+            item("E3", other, "p-2"),
+        ],
+        "culprit_hosts": [{"host": headline, "pod": "p-1", "evidence": ["E1"]}],
+        "actions_run": [],
+        "next_steps": [
+            {
+                "step": "describe",
+                "symptom": "container-exit-nonzero",
+                "action": "kubectl-describe-pod",
+            },
+            {"step": "describe", "symptom": "host-oom-killed", "action": "kubectl-describe-pod"},
+        ],
+    }
+    place = {"kube_context": "gke_p_l_c", "project": "p", "cluster": "c", "location": "l"}
+    settle_next_steps(wiki, findings, place)
+    other_step, headline_step = (shlex.split(s["command"]) for s in findings["next_steps"])
+    assert "pod=p-2" in other_step
+    assert "pod=p-1" in headline_step

@@ -14,8 +14,10 @@ downstream falls back on whatever kube context or gcloud project happens to be c
 - every step that proposes an action gets its exact `command`: `mlwiki action ID --param …
   --approve DIGEST` (the digest of exactly that kubectl/gcloud command, which the approval gate
   binds to), naming `--param context=…` (kubectl) or `--param project=…` (gcloud) explicitly and
-  the culprit's node or pod; a value the logs do not give stays an upper-case placeholder for the
-  user to fill in, never a guess (and then there is no digest: a run without one prints it).
+  the node and pod of the failure row of the step's symptom (each row's own: its host and the
+  pod its evidence names there, not the headline's); a value the logs do not give stays an
+  upper-case placeholder for the user to fill in, never a guess (and then there is no digest: a
+  run without one prints it).
 """
 
 from __future__ import annotations
@@ -106,13 +108,29 @@ def settle_next_steps(wiki: Wiki, findings: dict[str, Any], place: dict[str, Any
 
 
 def _culprits_by_symptom(findings: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    pods = {c.get("host"): c.get("pod") for c in findings.get("culprit_hosts") or []}
+    """The node and pod each symptom's first failure row names: its own host, and the pod of
+    its own evidence on that host, else of the culprit entry that row cites (`culprit_hosts` are
+    the headline's only: another row's host may have run another pod, or none of them)."""
+    evidence = {item.get("id"): item for item in findings.get("evidence") or []}
+    culprits = findings.get("culprit_hosts") or []
     found: dict[str, dict[str, Any]] = {}
     for failure in findings.get("failures") or []:
-        if failure.get("symptom") and failure.get("host"):
-            found.setdefault(
-                failure["symptom"], {"node": failure["host"], "pod": pods.get(failure["host"])}
+        host = failure.get("host")
+        if not failure.get("symptom") or not host or failure["symptom"] in found:
+            continue
+        ids = set(failure.get("evidence") or [])
+        cited = (evidence.get(i) or {} for i in failure.get("evidence") or [])
+        pod = next((e["pod"] for e in cited if e.get("host") == host and e.get("pod")), None)
+        if pod is None:  # the row's culprit: the culprit entry on its host citing its evidence
+            pod = next(
+                (
+                    c.get("pod")
+                    for c in culprits
+                    if c.get("host") == host and ids.intersection(c.get("evidence") or [])
+                ),
+                None,
             )
+        found[failure["symptom"]] = {"node": host, "pod": pod}
     return found
 
 

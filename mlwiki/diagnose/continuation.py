@@ -36,11 +36,12 @@ from datetime import datetime, timezone
 from typing import Any
 
 from mlwiki.diagnose.clock import epoch
-from mlwiki.diagnose.match import CASCADE, ROOT, Hit, Scan, hit_order
+from mlwiki.diagnose.match import CASCADE, ROOT, Hit, Scan, collector_paused, hit_order
 from mlwiki.diagnose.signatures import MAX_QUOTE
-from mlwiki.logs.entry import entry_pod, entry_text
+from mlwiki.logs.entry import entry_text
 from mlwiki.logs.query import compile_filter, quote
 from mlwiki.logs.store import EntryStore
+from mlwiki.timewindow import NS_PER_SECOND, timestamp_ns
 
 JOIN = 0.002  # seconds between two lines of one write (the agent stamps each line as it reads it)
 REACH = 1.0  # seconds around the hit searched for its record (bounds the lookup)
@@ -58,8 +59,9 @@ HEADER = re.compile(
 def gather_records(scan: Scan, store: EntryStore) -> None:
     """Match every container hit's record once (see the module docstring).
 
-    The streams are read in time clusters (hits whose `REACH` windows overlap share one store
-    query), so every entry is read at most once.
+    The streams are read in time clusters (hits whose `REACH` windows overlap share one read
+    of the store, which decodes only the entries of the hits' streams), so every entry is read
+    at most once.
     """
     wanted = sorted(
         (h for h in scan.hits if h.pod and h.field in CONTAINER_TEXT), key=lambda h: h.time
@@ -70,27 +72,27 @@ def gather_records(scan: Scan, store: EntryStore) -> None:
             clusters[-1].append(hit)
         else:
             clusters.append([hit])
+    with collector_paused():  # the records' entries are acyclic: see match.collector_paused
+        _gather(scan, store, clusters)
+
+
+def _gather(scan: Scan, store: EntryStore, clusters: list[list[Hit]]) -> None:
     dropped: set[int] = set()
     added: list[Hit] = []
     for cluster in clusters:
-        query = " AND ".join(
-            (
-                'resource.type="k8s_container"',
-                f'timestamp>="{_stamp(cluster[0].time - REACH)}"',
-                f'timestamp<="{_stamp(cluster[-1].time + REACH)}"',
-            )
-        )
         by_stream: dict[tuple[str, str], dict[str, list[Hit]]] = {}
         for hit in cluster:
             stream = by_stream.setdefault((hit.pod or "", hit.log_name), {})
             stream.setdefault(hit.insert_id, []).append(hit)
-        streams: dict[tuple[str, str], list[dict[str, Any]]] = {}
-        for entry in store.query(compile_filter(query, "record lookup")):
-            key = (entry_pod(entry) or "", str(entry.get("logName") or ""))
-            if key in by_stream:
-                streams.setdefault(key, []).append(entry)
-        for key, hits in by_stream.items():
-            for record in _split(streams.get(key, [])):
+        streams = store.streams(
+            "k8s_container",
+            set(by_stream),
+            _instant(cluster[0].time - REACH),
+            _instant(cluster[-1].time + REACH),
+        )
+        for key, hits in by_stream.items():  # one stream's entries decoded at a time
+            lines = [(instant, store.entry(index)) for instant, index in streams.get(key, ())]
+            for record in _split(lines):
                 inside = [h for e, _ in record for h in hits.get(str(e.get("insertId")), ())]
                 if inside and len(record) > 1:
                     kept, extra = _match_record(scan, record, inside)
@@ -101,12 +103,18 @@ def gather_records(scan: Scan, store: EntryStore) -> None:
         scan.hits = sorted([h for h in scan.hits if id(h) not in dropped] + added, key=hit_order)
 
 
-def _split(entries: list[dict[str, Any]]) -> list[list[tuple[dict[str, Any], str]]]:
-    """The written records of one stream's time-ordered `entries`, each line with its text."""
+def _instant(seconds: float) -> int:
+    """The instant a `timestamp>="…"` bound written with `_stamp(seconds)` compares with."""
+    return timestamp_ns(_stamp(seconds))  # type: ignore[return-value]
+
+
+def _split(entries: list[tuple[int, dict[str, Any]]]) -> list[list[tuple[dict[str, Any], str]]]:
+    """The written records of one stream's time-ordered (instant, entry) pairs, each line with
+    its text."""
     records: list[list[tuple[dict[str, Any], str]]] = []
     previous = float("-inf")
-    for entry in entries:
-        when = epoch(str(entry.get("timestamp")))
+    for instant, entry in entries:
+        when = instant / NS_PER_SECOND
         text = entry_text(entry)
         if (
             records
@@ -140,7 +148,7 @@ def _match_record(
     cascade = any(h.role == CASCADE for h in inside)  # as for one entry (see `match.Scan`)
     extra: list[Hit] = []
     joined = "\n".join(lines)
-    for raw in scan.signatures.scan_text(joined):
+    for raw in scan.signatures.scan_text(joined, frozenset(matched)):
         if raw.signature.symptom in matched:
             continue
         end = joined.find(raw.quote) + len(raw.quote)

@@ -20,9 +20,11 @@ with the aggregation `mlwiki.metrics.export` uses, so an exported bundle holds t
      hosts are the culprits when they are fewer than half of the hosts.
 4. Findings: the pattern's points are cited as evidence (`kind: "metric"`: metric type, series
    labels, aggregation, time, value), and
-   - a run whose logs found no disruption gets a `hang` row (`training-stall`) at the onset,
-     with the culprits as its host and culprit hosts; with no root-cause line in the logs the
-     status is `inconclusive` (a hang is found, its cause is not), never `no_failure`;
+   - a run whose logs found no disruption gets a `hang` row at the onset, with the culprits as
+     its host and culprit hosts; with no root-cause line in the logs the status is
+     `inconclusive` (a hang is found, its cause is not), never `no_failure`, so the row's
+     `symptom` is null like any inconclusive row's, and the stall (`training-stall`) is what its
+     evidence, the cited points, show;
    - a `hang` row the logs found is corroborated: its evidence gains the points, and when it
      names no host the metric culprits become its host and culprit hosts.
 5. Missing metrics never pass for health: when metrics were expected (Cloud Monitoring, or a
@@ -372,7 +374,7 @@ def amend(wiki: Wiki, findings: dict[str, Any], view: Optional[DutyView]) -> Opt
         {
             "time": iso(pattern.onset),
             "kind": "hang",
-            "symptom": STALL_SYMPTOM,
+            "symptom": None,  # inconclusive: the stall is what its evidence shows, not a cause
             "host": culprit,
             "summary": f"inconclusive: {story}",
             "evidence": ids,

@@ -1,9 +1,10 @@
 """Every symptom page's signatures compiled once into RE2 sets, one set per field.
 
-Matching an entry costs one `re2.Set.Match` per text field the entry has (whatever the number of
-signatures); only the signatures the set reports are then re-run on their own, to learn the span
-(for the quote) and the named groups (`task`, `host`, `pod`, `slice`, `job`: what a cascade
-points to).
+Matching an entry costs one `re2.Set.Match` per message text the entry has (whatever the number
+of signatures: the default signatures and those bound to a message field share one set), plus one
+per other signature field the entry has; only the signatures the set reports are then re-run on
+their own, to learn the span (for the quote) and the named groups (`task`, `host`, `pod`,
+`slice`, `job`: what a cascade points to).
 
 A catch-all page (`generic: true` in its frontmatter: an uncaught exception, a fatal abort) says
 only that something failed; when a more specific page matches the same entry, that page names the
@@ -42,6 +43,7 @@ class CompiledSignature:
     pattern: str
     field: Optional[str]
     regex: Any  # re2._Regexp
+    named: bool = False  # it has named groups (what a match captures)
 
 
 @dataclass(frozen=True)
@@ -95,16 +97,24 @@ class SignatureSet:
                         signature.pattern,
                         signature.field,
                         regex,
+                        bool(regex.groupindex),
                     )
                 )
         self.generic = frozenset(sid for sid, page in self.symptoms.items() if page.generic)
         for group in self._sets.values():
-            group.matcher = re2.Set.SearchSet(options)
-            for member in group.members:
-                group.matcher.Add(member.pattern)
-            group.matcher.Compile()
-        self._default = self._sets.get(DEFAULT_FIELD)
+            group.matcher = _compiled_set(group.members, options)
+        # The message texts an entry of the usual shape has are read once and matched by one
+        # set holding the default signatures and those of the message fields (each answering
+        # for its own field only); the per-field sets read entries of unusual shape.
+        self._default = self._sets.get(DEFAULT_FIELD) or _FieldSet([], _compiled_set([], options))
         self._fields = [(key, group) for key, group in self._sets.items() if key != DEFAULT_FIELD]
+        self._texts = _FieldSet([], members=list(self._default.members))
+        self._text_fields: list[Optional[str]] = [None] * len(self._default.members)
+        for key, group in self._fields:
+            if key in MESSAGE_FIELDS:
+                self._texts.members.extend(group.members)
+                self._text_fields.extend([key] * len(group.members))
+        self._texts.matcher = _compiled_set(self._texts.members, options)
 
     def __len__(self) -> int:
         return sum(len(group.members) for group in self._sets.values())
@@ -117,23 +127,42 @@ class SignatureSet:
     def scan_all(self, facts: EntryFacts) -> list[RawMatch]:
         """Every signature found in the texts the pass already read, catch-all pages included
         (`specific` drops them where a specific page matched too); a signature field of unusual
-        shape makes the entry irregular (see `EntryFacts.regular`)."""
+        shape makes the entry irregular (see `EntryFacts.regular`).
+
+        The message texts of an entry of the usual shape are matched by one set holding the
+        default signatures and those of the message fields (each answering for its own field
+        only): one set match per text. The default signatures' matches come first, then each
+        field's in the order of the fields, as the per-field sets (which read entries of an
+        unusual shape) would find them."""
         found: list[RawMatch] = []
-        default = self._default
-        if default is not None:
-            matcher = default.matcher.Match
+        by_field: dict[str, list[RawMatch]] = {}
+        if facts.regular:
+            matcher, fields = self._texts.matcher.Match, self._text_fields
+            members, default = self._texts.members, len(self._default.members)
             for name, text in facts.texts:
-                indices = matcher(text)
-                if indices:
-                    found.extend(_matches(default.members, sorted(indices), name, text))
+                data = text.encode()
+                indices = matcher(data)
+                if not indices:
+                    continue
+                indices = sorted(indices)
+                if indices[0] < default:
+                    own = [i for i in indices if i < default]
+                    found.extend(_matches(members, own, name, text, data))
+                if indices[-1] >= default:
+                    field = [i for i in indices if i >= default and fields[i] == name]
+                    if field:
+                        by_field[name] = list(_matches(members, field, name, text, data))
+        else:
+            for name, text in facts.texts:
+                found.extend(_scan_text(self._default, name, text))
+        entry = facts.entry
         for key, group in self._fields:
             if key in MESSAGE_FIELDS and facts.regular:
-                # Already read, and a plain string if there at all (EntryFacts.regular).
-                for name, text in facts.texts:
-                    if name == key:
-                        found.extend(_scan_text(group, key, text))
+                found.extend(by_field.get(key, ()))  # already matched, with the texts
                 continue
-            plain, value = field_value(facts.entry, group.path)
+            if entry.get(group.path[0]) is None:
+                continue  # the object the field is in is missing: so is the field
+            plain, value = field_value(entry, group.path)
             if not plain:
                 facts.regular = False
             if value is not None:
@@ -185,14 +214,25 @@ class SignatureSet:
         value of each name wins)."""
         default = self._sets.get(DEFAULT_FIELD)
         members = [m for m in default.members if m.symptom == symptom] if default else []
-        for raw in _matches(members, range(len(members)), "textPayload", text):
+        for raw in _matches(members, range(len(members)), "textPayload", text, text.encode()):
             return raw.captures
         return {}
 
-    def scan_text(self, text: str) -> list[RawMatch]:
-        """Default-field signatures only, over one text (for tests of example lines)."""
+    def scan_text(self, text: str, known: frozenset[str] = frozenset()) -> list[RawMatch]:
+        """Default-field signatures only, over one text (a record's joined lines, an example
+        line), as `specific` leaves them; the pages in `known` (already found in the record's
+        lines) count for `specific` but are not matched again."""
         default = self._sets.get(DEFAULT_FIELD)
-        return self.specific(list(_scan_text(default, "textPayload", text))) if default else []
+        data = text.encode()
+        indices = default.matcher.Match(data) if default else None
+        if not indices:
+            return []
+        members = default.members  # type: ignore[union-attr]
+        symptoms = {members[i].symptom for i in indices}
+        # `specific` on message text: catch-all pages go when a specific page matched too.
+        generic = self.generic if not symptoms <= self.generic else frozenset()
+        wanted = [i for i in sorted(indices) if members[i].symptom not in known | generic]
+        return list(_matches(members, wanted, "textPayload", text, data))
 
 
 def _field_strings(value: Any) -> Iterator[str]:
@@ -206,34 +246,53 @@ def _field_strings(value: Any) -> Iterator[str]:
                 yield item
 
 
+def _compiled_set(members: list[CompiledSignature], options: Any) -> Any:
+    matcher = re2.Set.SearchSet(options)
+    for member in members:
+        matcher.Add(member.pattern)
+    matcher.Compile()
+    return matcher
+
+
 def _scan_text(group: _FieldSet, name: str, text: str) -> Iterator[RawMatch]:
-    return _matches(group.members, sorted(group.matcher.Match(text) or ()), name, text)
+    data = text.encode()
+    indices = group.matcher.Match(data)
+    return _matches(group.members, sorted(indices), name, text, data) if indices else iter(())
 
 
 def _matches(
-    members: list[CompiledSignature], indices: Iterable[int], name: str, text: str
+    members: list[CompiledSignature], indices: Iterable[int], name: str, text: str, data: bytes
 ) -> Iterator[RawMatch]:
     """One match per symptom: the captures of all its signatures found in the text, merged.
 
     A digest often holds a headline and, lines below, the line naming the host; the quote is the
     line of the first signature that names something (else of the first one found), and the
     named groups of every matching signature are kept (the first value of each name wins).
+    Each signature runs once, on the text's UTF-8 bytes (`data`, encoded once for all of them);
+    its byte span is the text's character span when the text is ASCII, and is converted
+    otherwise.
     """
+    ascii_text = text.isascii()
     found: dict[str, list[tuple[CompiledSignature, dict[str, str], tuple[int, int]]]] = {}
     for index in indices:
         signature = members[index]
-        match = signature.regex.search(text)
+        match = signature.regex.search(data)
         if match is None:  # cannot happen: the set said it matches
             continue
-        captures = {k: v for k, v in match.groupdict().items() if v}
-        found.setdefault(signature.symptom, []).append((signature, captures, match.span()))
+        captures = (
+            {k: v.decode() for k, v in match.groupdict().items() if v} if signature.named else {}
+        )
+        start, end = match.span()
+        if not ascii_text:
+            start, end = len(data[:start].decode()), len(data[:end].decode())
+        found.setdefault(signature.symptom, []).append((signature, captures, (start, end)))
     for matches in found.values():
         merged: dict[str, str] = {}
         for _, captures, _ in matches:
             for key, value in captures.items():
                 merged.setdefault(key, value)
         signature, _, span = next((m for m in matches if m[1]), matches[0])
-        incomplete = not merged and any(m[0].regex.groupindex for m in matches)
+        incomplete = not merged and any(m[0].named for m in matches)
         yield RawMatch(signature, name, quote_of(text, *span), merged, incomplete)
 
 

@@ -104,8 +104,9 @@ class Topology:
 
     # ---- the pass ---------------------------------------------------------------------------
 
-    def observe(self, facts: EntryFacts) -> None:
-        """Learn what one entry says about pods, nodes and the other workloads."""
+    def observe(self, facts: EntryFacts) -> bool:
+        """Learn what one entry says about pods, nodes and the other workloads; whether it is
+        about a pod of the workload (by its own labels, else its pod's name: `belongs`)."""
         self._index = None
         when = facts.time
         if when < self.first:
@@ -116,8 +117,9 @@ class Topology:
         is_container = resource_type == "k8s_container"
         labels = facts.labels
         pod = facts.pod
-        if pod and self.belongs(pod, labels):
-            info = self._pod(pod)
+        mine = bool(pod) and self.belongs(pod, labels)  # type: ignore[arg-type]
+        if mine:
+            info = self.pods.get(pod) or self._pod(pod)  # type: ignore[arg-type]
             if when < info.first:
                 info.first = when
             if when > info.last:
@@ -161,10 +163,12 @@ class Topology:
             source_host = source.get("host") if isinstance(source, dict) else None
             if pod in self.pods and not self.pods[pod].node and isinstance(source_host, str):
                 self.pods[pod].node = source_host
-        for key in _JOBSET_NAME_KEYS:
-            name = labels.get(key)
-            if name and name != self.workload:
-                self.other_workloads.add(str(name))
+        if not mine or self.workload is None:  # a pod of the workload names no other JobSet
+            for key in _JOBSET_NAME_KEYS:
+                name = labels.get(key)
+                if name and name != self.workload:
+                    self.other_workloads.add(str(name))
+        return mine
 
     def _note_scale_up(self, decision: Any) -> None:
         scale_up = decision.get("scaleUp") if isinstance(decision, dict) else None

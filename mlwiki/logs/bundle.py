@@ -184,7 +184,9 @@ class _Splitter:
         entry = orjson.loads(raw)
         stamp = entry.get("timestamp") if type(entry) is dict else None
         instant = parse_timestamp_ns(stamp) if type(stamp) is str else None
-        problem = limits.entry_problem(entry, raw, timestamp_read=instant is not None)
+        problem = limits.entry_problem(
+            entry, raw, timestamp_read=instant is not None, unicode_checked=True
+        )
         if problem:
             raise BadInput(f"{self.path}:{self.line_at(start)}: {problem}")
         return entry, instant, self.base + start if self.seekable else None, end - start  # type: ignore[return-value]

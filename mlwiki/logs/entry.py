@@ -98,24 +98,39 @@ def _autoscaler_message_ids(entry: dict[str, Any]) -> list[str]:
     return sorted(set(found))
 
 
-_MESSAGE_PATHS = [(field, split_path(field)) for field in MESSAGE_FIELDS]
 _PAYLOAD_MESSAGES = (("message", "jsonPayload.message"), ("MESSAGE", "jsonPayload.MESSAGE"))
-assert [field for field, _ in _MESSAGE_PATHS] == [
+assert list(MESSAGE_FIELDS) == [
     "textPayload",
     *(field for _, field in _PAYLOAD_MESSAGES),
     "protoPayload.methodName",
     "protoPayload.status.message",
-], "EntryFacts reads MESSAGE_FIELDS by hand: keep it in step"
+], "entry_texts and EntryFacts read MESSAGE_FIELDS by hand: keep them in step"
 
 
 def entry_texts(entry: dict[str, Any]) -> list[tuple[str, str]]:
-    """(field, text) for each message field present: what signatures without a `field` search."""
+    """(field, text) for each message field present: what signatures without a `field` search.
+    The fields (MESSAGE_FIELDS) are read by hand, as `get_field` would read them."""
     texts: list[tuple[str, str]] = []
-    for field, parts in _MESSAGE_PATHS:
-        value = get_field(entry, parts)
+    value = entry.get("textPayload")
+    if isinstance(value, str) and value:
+        texts.append(("textPayload", value))
+    payload = entry.get("jsonPayload")
+    if isinstance(payload, dict):
+        for key, field in _PAYLOAD_MESSAGES:
+            value = payload.get(key)
+            if isinstance(value, str) and value:
+                texts.append((field, value))
+    proto = entry.get("protoPayload")
+    if isinstance(proto, dict):
+        value = proto.get("methodName")
         if isinstance(value, str) and value:
-            texts.append((field, value))
-    texts.extend(("messageId", message_id) for message_id in _autoscaler_message_ids(entry))
+            texts.append(("protoPayload.methodName", value))
+        status = proto.get("status")
+        value = status.get("message") if isinstance(status, dict) else None
+        if isinstance(value, str) and value:
+            texts.append(("protoPayload.status.message", value))
+    if isinstance(payload, dict):
+        texts.extend(("messageId", message_id) for message_id in _autoscaler_message_ids(entry))
     return texts
 
 
@@ -282,10 +297,12 @@ class EntryFacts:
         pod_name = resource_labels.get("pod_name")
         node_label = labels.get(NODE_LABEL)
         node_name = resource_labels.get("node_name")
-        for value in (pod_name, node_label, node_name):
-            if value is not None and (type(value) is not str or not value):
-                regular = False
-        if node_label is not None and node_name is not None and node_label != node_name:
+        if (
+            (pod_name is not None and (type(pod_name) is not str or not pod_name))
+            or (node_label is not None and (type(node_label) is not str or not node_label))
+            or (node_name is not None and (type(node_name) is not str or not node_name))
+            or (node_label is not None and node_name is not None and node_label != node_name)
+        ):
             regular = False
         payload = entry.get("jsonPayload")
         if type(payload) is not dict:

@@ -10,8 +10,13 @@ memory or time, and the shape a LogEntry must have. One small place every reader
 - `check_entry(entry, where)`: the LogEntry fields have the types Cloud Logging gives them
   (strings, objects, string maps), it nests at most `MAX_DEPTH` levels, its timestamp is RFC 3339
   in the supported range (see `mlwiki.timewindow`), and its text is valid Unicode (no lone
-  surrogates from `\\ud800` escapes). Payload contents (`jsonPayload`, `protoPayload`) are free
-  form, as in Cloud Logging, and readers of them must cope with any JSON.
+  surrogates from `\\ud800` escapes). The check costs little per entry: the usual shape (every
+  checked field of exactly its usual type) is recognised at once and only an unusual entry is
+  checked field by field, to name its problem; nesting is looked at only when the entry's text
+  holds more than `MAX_DEPTH` brackets, surrogates only when it holds a `\\u` escape and its
+  decoder accepts lone ones (orjson, the fast split's decoder, refuses them). Payload contents
+  (`jsonPayload`, `protoPayload`) are free form, as in Cloud Logging, and readers of them must
+  cope with any JSON.
 - `decode_errors`: the exceptions a JSON decoder raises on bad input (deep nesting, integers too
   long to convert, …), for readers to turn into `BadInput` with the file and line.
 Every problem is a `BadInput` naming the file, line and field.
@@ -123,15 +128,59 @@ def check_entry(entry: Any, where: str, raw: Optional[str | bytes] = None) -> di
 
 
 def entry_problem(
-    entry: Any, raw: Optional[str | bytes] = None, *, timestamp_read: bool = False
+    entry: Any,
+    raw: Optional[str | bytes] = None,
+    *,
+    timestamp_read: bool = False,
+    unicode_checked: bool = False,
 ) -> Optional[str]:
     """What `check_entry` would say is wrong with `entry` (without the place), or None: for a
     reader that names the place only when there is a problem. `timestamp_read` says the
     caller has already parsed the timestamp (an RFC 3339 instant in range), so it is not
-    parsed twice."""
+    parsed twice; `unicode_checked` that its decoder refuses lone surrogates (orjson does), so
+    the text is not searched for them again."""
     if not isinstance(entry, dict):
         return "a log entry must be a JSON object"
+    if timestamp_read and _usual_shape(entry):
+        return _raw_problem(entry, raw, unicode_checked)
     return _field_problem(entry, raw, timestamp_read)
+
+
+# The fields `_field_problem` checks, with their usual type: `_usual_shape` checks them all at
+# once (exact types, as a JSON decoder makes them) and leaves naming a problem to the full check.
+_USUAL_TYPES: dict[str, type] = {
+    **dict.fromkeys(_STRING_FIELDS, str),
+    **dict.fromkeys(_OBJECT_FIELDS, dict),
+    "textPayload": str,
+}
+_TYPED_FIELDS = frozenset(_USUAL_TYPES)
+_ONLY_STRINGS = frozenset({str})
+
+
+def _usual_shape(entry: dict[str, Any]) -> bool:
+    """Whether every field `_field_problem` checks has exactly its usual type: True for almost
+    every entry, cheaply (one set intersection, C-level type sets for the string maps); False
+    sends the entry to `_field_problem`, which names the first problem in a fixed order."""
+    for name in _TYPED_FIELDS.intersection(entry):
+        if type(entry[name]) is not _USUAL_TYPES[name]:
+            return False
+    severity = entry.get("severity")
+    if severity is not None and type(severity) is not str and type(severity) is not int:
+        return False
+    resource = entry.get("resource")
+    if resource is not None:
+        kind = resource.get("type")
+        if kind is not None and type(kind) is not str:
+            return False
+        labels = resource.get("labels")
+        if labels is not None and (
+            type(labels) is not dict or not _ONLY_STRINGS.issuperset(map(type, labels.values()))
+        ):
+            return False
+    labels = entry.get("labels")
+    return labels is None or (
+        type(labels) is dict and _ONLY_STRINGS.issuperset(map(type, labels.values()))
+    )
 
 
 def _field_problem(
@@ -168,12 +217,21 @@ def _field_problem(
     labels = _string_map(entry, "labels")
     if labels:
         return f"field '{labels}"
+    return _raw_problem(entry, raw)
+
+
+def _raw_problem(
+    entry: dict[str, Any], raw: Optional[str | bytes], unicode_checked: bool = False
+) -> Optional[str]:
+    """Nesting and lone surrogates, looked for only where the entry's text could hold them."""
     if raw is None:
-        return _depth_problem(entry) or _unicode_problem(entry)
-    brackets = raw.count("{" if isinstance(raw, str) else b"{") + raw.count(
-        "[" if isinstance(raw, str) else b"["
-    )
-    escapes = ("\\u" if isinstance(raw, str) else b"\\u") in raw
+        return _depth_problem(entry) or (None if unicode_checked else _unicode_problem(entry))
+    if isinstance(raw, str):
+        brackets = raw.count("{") + raw.count("[")
+        escapes = not unicode_checked and "\\u" in raw
+    else:
+        brackets = raw.count(b"{") + raw.count(b"[")
+        escapes = not unicode_checked and b"\\u" in raw
     return (_depth_problem(entry) if brackets > MAX_DEPTH else None) or (
         _unicode_problem(entry) if escapes else None
     )

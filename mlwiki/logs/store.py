@@ -15,6 +15,9 @@ which regexes it answers (`answer_patterns`: the clauses `symptom_match("id")` r
 for each entry it read, which of them matched (`note_matches`); an entry it did not read, or
 whose fields have an unusual shape (`EntryFacts.regular`), stays a candidate. Candidates are
 then evaluated with the full filter, so an index only ever saves work, never changes a result.
+`streams` answers the record lookup's one query shape (a resource type, a time span, some
+container streams) from the same order and the per-entry (type, pod, logName) without decoding
+anything but the entries of the streams asked for.
 
 Entries without an `insertId` get a stable synthetic one (`mlwiki.logs.entry.synthetic_insert_id`).
 """
@@ -76,8 +79,7 @@ class _Files:
                 handle.close()
                 raise BadInput(f"{path}: the bundle file changed while it was being read")
             self.open[number] = handle
-        handle.seek(offset)
-        return handle.read(length)
+        return os.pread(handle.fileno(), length, offset)
 
     def close(self) -> None:
         for handle in self.open.values():
@@ -230,6 +232,31 @@ class EntryStore:
             if facts is not None:
                 facts.index = index
                 yield facts
+
+    def streams(
+        self,
+        resource_type: str,
+        keys: set[tuple[str, str]],
+        start_ns: int,
+        end_ns: int,
+    ) -> dict[tuple[str, str], list[tuple[int, int]]]:
+        """The entries of `resource_type` (case-insensitively, as `resource.type="…"` compares)
+        from `start_ns` to `end_ns` inclusive whose (pod, logName) is one of `keys`, each
+        stream's in Cloud Logging's order as (instant, index): what a query on the type and the
+        time bounds would return, grouped, and not decoded yet (`entry(index)` decodes one)."""
+        order = self._sorted()
+        low = bisect.bisect_left(self._sorted_times, start_ns)
+        high = bisect.bisect_right(self._sorted_times, end_ns)
+        kind, sources, times = resource_type.lower(), self._sources, self._times
+        found: dict[tuple[str, str], list[tuple[int, int]]] = {}
+        for index in order[low:high]:
+            source = sources[index]
+            if source[0] != kind:
+                continue
+            key = (source[2] or "", source[3] or "")
+            if key in keys:
+                found.setdefault(key, []).append((times[index], index))
+        return found
 
     def hosts(self) -> list[str]:
         """The node names the entries are about, sorted."""

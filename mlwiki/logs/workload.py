@@ -25,6 +25,9 @@ OWNER_KEYS = (
     "leaderworkerset.sigs.k8s.io/name",
 )
 POD_LABEL_PREFIX = "k8s-pod/"
+# The entry label names of those keys (read for every entry of a diagnosis: made once).
+_JOBSET_LABELS = tuple(POD_LABEL_PREFIX + key for key in JOBSET_KEYS)
+_OWNER_LABELS = tuple(POD_LABEL_PREFIX + key for key in OWNER_KEYS)
 
 
 def owned_by(workload: str, pod: Optional[str], labels: Any) -> bool:
@@ -36,13 +39,14 @@ def owned_by(workload: str, pod: Optional[str], labels: Any) -> bool:
 
 
 def _label_verdict(labels: Mapping[str, Any], workload: Optional[str]) -> Optional[bool]:
-    for key in JOBSET_KEYS:
-        name = labels.get(POD_LABEL_PREFIX + key)
+    for key in _JOBSET_LABELS:
+        name = labels.get(key)
         if name:
             return name == workload
-    for key in OWNER_KEYS:
-        if labels.get(POD_LABEL_PREFIX + key) == workload and workload:
-            return True
+    if workload:
+        for key in _OWNER_LABELS:
+            if labels.get(key) == workload:
+                return True
     return None
 
 
