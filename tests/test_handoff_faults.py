@@ -177,8 +177,12 @@ def test_ctrl_c_stops_a_watch_cleanly(tmp_path: Path, gcs: GcsEmulator) -> None:
     command += ["--watch", key, "--bucket", BUCKET]
     command += ["--interval", "0.2", "--download-dir", str(tmp_path / "local")]
     process = subprocess.Popen(
-        command, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-    )
+        command, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        # As from a terminal: a pytest started in the background (`cmd &` in a script, as CI
+        # runners and `flock … &` do) ignores SIGINT, and an ignored signal stays ignored in the
+        # child, which would then never see the Ctrl-C.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )  # fmt: skip
     try:
         assert process.stderr is not None
         assert "Watching" in process.stderr.readline()
