@@ -147,3 +147,160 @@ def test_autoscaler_message_ids_are_matched_by_path() -> None:
         }
     }
     assert compiled.matches(entry)
+
+
+def _filter_action(template: str) -> Action:
+    data = {"id": "q", "kind": "log_query", "params": {}, "filter": template}
+    return Action("q", Path("q.json"), data, json.dumps(data))
+
+
+def _fields_of(rendered: str) -> set[str]:
+    import re
+
+    return set(re.findall(r"([A-Za-z][A-Za-z0-9_.]*)=~", rendered))
+
+
+ALL_MESSAGE_FIELDS = {
+    "textPayload",
+    "jsonPayload.message",
+    "jsonPayload.MESSAGE",
+    "protoPayload.methodName",
+    "protoPayload.status.message",
+}
+
+
+@pytest.mark.parametrize(
+    ("scope", "fields"),
+    [
+        ("", ALL_MESSAGE_FIELDS),
+        ('timestamp>="2025-01-01T00:00:00Z" AND ', ALL_MESSAGE_FIELDS),
+        ('resource.type="k8s_container" AND ', ALL_MESSAGE_FIELDS - {"protoPayload.methodName", "protoPayload.status.message"}),
+        ('(resource.type="k8s_node" OR log_id("serialconsole.googleapis.com/serial_port_1_output")) AND ', ALL_MESSAGE_FIELDS - {"protoPayload.methodName", "protoPayload.status.message"}),
+        ('log_id("cloudaudit.googleapis.com/system_event") AND ', {"protoPayload.methodName", "protoPayload.status.message"}),
+        ('logName="projects/p/logs/cloudaudit.googleapis.com%2Factivity" AND ', {"protoPayload.methodName", "protoPayload.status.message"}),
+        ('(log_id("events") OR log_id("cloudaudit.googleapis.com/activity")) AND ', ALL_MESSAGE_FIELDS),
+        ('resource.type="gce_instance" AND ', ALL_MESSAGE_FIELDS),
+        ('NOT resource.type="k8s_container" AND ', ALL_MESSAGE_FIELDS),
+        ('resource.type="k8s_container" OR ', ALL_MESSAGE_FIELDS),
+    ],
+)  # fmt: skip
+def test_symptom_match_writes_only_fields_the_query_can_select(
+    scope: str, fields: set[str]
+) -> None:
+    """A page's all-field signatures go into the fields of the payloads the rest of the filter
+    can select: a container query has no audit fields, an audit query nothing else, and a filter
+    that does not constrain the source (or that we cannot read) keeps all five."""
+    rendered = render(_filter_action(scope + '{{ symptom_match("process-abort") }}'), {}, REAL_WIKI)
+    compile_filter(rendered)
+    # process-abort also has textPayload-only signatures: those stay where the payload is text.
+    assert _fields_of(rendered) == fields | ({"textPayload"} if "textPayload" in fields else set())
+
+
+def test_a_page_whose_fields_the_query_cannot_select_keeps_its_clauses(tmp_path: Path) -> None:
+    root = make_wiki(tmp_path)
+    page = root / "symptoms" / "demo-oom.md"
+    page.write_text(
+        page.read_text().replace(
+            "'task (?P<task>[0-9]+) OOM'", "'task (?P<task>[0-9]+) OOM'\n    field: textPayload"
+        )
+    )
+    wiki = load_wiki(root)
+    audit = 'log_id("cloudaudit.googleapis.com/system_event") AND {{ symptom_match("demo-oom") }}'
+    assert _fields_of(render(_filter_action(audit), {}, wiki)) == {
+        "protoPayload.methodName",
+        "protoPayload.status.message",
+    }
+    page.write_text(page.read_text().replace("hbm)'", "hbm)'\n    field: textPayload"))
+    rendered = render(_filter_action(audit), {}, load_wiki(root))
+    # Nothing the query selects holds text: the clauses stay, so the query stays valid.
+    assert _fields_of(rendered) == {"textPayload"}
+    compile_filter(rendered)
+
+
+def _shaped_entries(line: str) -> list[dict[str, Any]]:
+    """The line as each source GKE writes could hold it: container text and JSON output (the
+    workload's and a system pod's), an event, a node journal, the serial console and a Compute Engine audit entry."""
+    pod = {"pod_name": "llm-pretrain-0-abcde", "namespace_name": "default"}
+    when = {"timestamp": "2025-01-01T01:00:00Z"}
+    container = {"resource": {"type": "k8s_container", "labels": pod}, **when}
+    plugin = {"container_name": "tpu-device-plugin", "namespace_name": "kube-system"}
+    system = {"resource": {"type": "k8s_container", "labels": plugin}, **when}
+    return [
+        {**container, "logName": "projects/p/logs/stderr", "textPayload": line},
+        {**container, "logName": "projects/p/logs/stdout", "jsonPayload": {"message": line}},
+        {**system, "logName": "projects/p/logs/stderr", "textPayload": line},
+        {
+            "logName": "projects/p/logs/events",
+            "resource": {"type": "k8s_pod", "labels": pod},
+            "jsonPayload": {"message": line, "involvedObject": {"name": pod["pod_name"]}},
+            **when,
+        },
+        {
+            "logName": "projects/p/logs/kubelet",
+            "resource": {"type": "k8s_node", "labels": {"node_name": "n1"}},
+            "jsonPayload": {"MESSAGE": line},
+            **when,
+        },
+        {
+            "logName": "projects/p/logs/serialconsole.googleapis.com%2Fserial_port_1_output",
+            "resource": {"type": "gce_instance", "labels": {}},
+            "textPayload": line,
+            **when,
+        },
+        *(
+            {
+                "logName": f"projects/p/logs/cloudaudit.googleapis.com%2F{log}",
+                "resource": {"type": "gce_instance", "labels": {}},
+                "protoPayload": proto,
+                **when,
+            }
+            for log in ("system_event", "activity")
+            for proto in ({"methodName": line}, {"status": {"message": line}})
+        ),
+    ]
+
+
+@pytest.mark.parametrize(
+    "action_id",
+    sorted(
+        a.id
+        for a in REAL_WIKI.actions.values()
+        if a.kind == "log_query" and "symptom_match" in (a.filter or "")
+    ),
+)
+def test_leaving_out_fields_the_query_cannot_select_changes_no_answer(action_id: str) -> None:
+    """Every wiki query selects the same entries as with all fields written: its pages' example
+    lines, in every source shape, are selected by both filters or by neither."""
+    import re
+
+    from mlwiki.engine.render import (
+        filter_environment,
+        symptom_clauses,
+        time_window,
+        workload_selector,
+    )
+
+    doc = REAL_WIKI.actions[action_id]
+    values = {**sample_values(doc), "start": START, "end": END}
+    values = {k: v for k, v in values.items() if v is not None}
+    pruned = compile_filter(render(doc, values, REAL_WIKI))
+    every_field = compile_filter(
+        filter_environment()
+        .from_string(doc.filter or "")
+        .render(
+            {
+                **values,
+                "workload_selector": workload_selector,
+                "time_window": time_window,
+                "symptom_match": lambda symptom_id: symptom_clauses(REAL_WIKI, symptom_id),
+            }
+        )
+    )
+    pages = re.findall(r'symptom_match\("([^"]+)"\)', doc.filter or "")
+    lines = [e.line for page in pages for e in REAL_WIKI.symptoms[page].examples]
+    selected = 0
+    for line in lines:
+        for entry in _shaped_entries(line):
+            assert pruned.matches(entry) == every_field.matches(entry), (line, entry["logName"])
+            selected += pruned.matches(entry)
+    assert selected or not lines

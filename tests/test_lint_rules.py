@@ -317,9 +317,10 @@ CASES = [
         "actions/find-demo-failure.json",
         lambda w: w.write(
             SYMPTOM,
+            # ~8,800 characters, written into the 3 fields a container query can select.
             symptom_page(
                 pattern="demo failure on task (?P<task>[0-9]+)|"
-                + "|".join(f"demo filler line {n}" for n in range(250))
+                + "|".join(f"demo filler line {n}" for n in range(420))
             ),
         ),
     ),

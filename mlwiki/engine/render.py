@@ -28,6 +28,19 @@ so a template never writes quotes around a value. Helper functions build whole c
   page's examples shaped like a messageId (`scale.up.error.out.of.resources`) is also matched
   against the paths where GKE's autoscaler visibility logs put them (`AUTOSCALER_MESSAGE_ID_FIELDS`).
   Other signatures leave those paths out, which keeps filters far below the 20,000-character limit.
+- A clause is written only for a field an entry the query selects can hold. A LogEntry carries
+  one payload (`textPayload`, `jsonPayload` or `protoPayload`), and the rest of the filter often
+  says which: GKE's container, pod and node logs (`resource.type="k8s_container"`, `k8s_pod`,
+  `k8s_node`) and its named logs (`log_id("events")`, `stdout`, `kubelet`, the serial console,
+  the autoscaler's log: `LOG_IDS_WITHOUT_AUDIT`) are never audit entries, so they hold no
+  `protoPayload`; an audit log (`log_id("cloudaudit.googleapis.com/…")`) holds nothing else.
+  The filter is read with `symptom_match` standing for any entry (the coverage filter): a
+  `resource.type`/`logName`/`log_id` term narrows the payloads, AND intersects, OR unites, and
+  anything else (NOT, other resource types and logs) leaves all three possible. A field of an
+  excluded payload could never match, so leaving it out changes no answer and gives each query
+  back the room of those fields under Cloud Logging's filter limit (lint E606). When every
+  clause of a page would be left out, all are kept: the query stays valid and selects nothing
+  more.
 
 Metric filters (`metric_query`, the Cloud Monitoring filter language) quote values by the same
 rule and have their own helpers:
@@ -43,6 +56,7 @@ import re
 from collections.abc import Mapping
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Callable, Optional
+from urllib.parse import unquote
 
 import re2
 from jinja2 import StrictUndefined, Template, TemplateError
@@ -53,6 +67,7 @@ from mlwiki.logs.workload import selector_clauses
 from mlwiki.wiki import MESSAGE_FIELDS
 
 if TYPE_CHECKING:
+    from mlwiki.logs.query import Node
     from mlwiki.wiki import Action, Symptom, Wiki
 
 AUTOSCALER_MESSAGE_ID_FIELDS = (
@@ -61,6 +76,26 @@ AUTOSCALER_MESSAGE_ID_FIELDS = (
     "jsonPayload.noDecisionStatus.noScaleUp.unhandledPodGroups.napFailReasons.messageId",
     "jsonPayload.noDecisionStatus.noScaleUp.unhandledPodGroups.rejectedMigs.reason.messageId",
 )
+# A LogEntry holds one of these payloads; which one a query can select is read off its filter.
+PAYLOADS = frozenset({"textPayload", "jsonPayload", "protoPayload"})
+_NOT_AUDIT = frozenset({"textPayload", "jsonPayload"})
+# GKE's own resource types and logs: container output, events, node journals, never an audit entry.
+RESOURCE_TYPES_WITHOUT_AUDIT = frozenset({"k8s_container", "k8s_pod", "k8s_node"})
+LOG_IDS_WITHOUT_AUDIT = frozenset(
+    {
+        "stdout",
+        "stderr",
+        "events",
+        "kubelet",
+        "container-runtime",
+        "docker",
+        "kube-proxy",
+        "node-problem-detector",
+        "serialconsole.googleapis.com/serial_port_1_output",
+        "container.googleapis.com/cluster-autoscaler-visibility",
+    }
+)
+AUDIT_LOG_PREFIX = "cloudaudit.googleapis.com/"
 # Param name -> the kubectl flag the engine adds, and every spelling that means the template set it.
 KUBECTL_SCOPE_FLAGS = {
     "context": ("--context", ("--context",)),
@@ -146,13 +181,51 @@ def strip_group_names(pattern: str) -> str:
     return "".join(out)
 
 
-def symptom_clauses(wiki: Wiki, symptom_id: str) -> QueryFragment:
-    """The `symptom_match("id")` helper: the page's signatures as one OR of `=~` clauses."""
+def symptom_clauses(
+    wiki: Wiki, symptom_id: str, payloads: frozenset[str] = PAYLOADS
+) -> QueryFragment:
+    """The `symptom_match("id")` helper: the page's signatures as one OR of `=~` clauses, on
+    the fields of the `payloads` the query can select (see the module docstring)."""
     symptom = wiki.symptoms.get(symptom_id)
     if symptom is None:
         raise BadInput(f"symptom_match({symptom_id!r}): no symptom page with that id")
-    clauses = [f"{path}=~{_quote(regex)}" for path, regex in symptom_regexes(symptom).items()]
+    regexes = symptom_regexes(symptom)
+    selectable = {path: regex for path, regex in regexes.items() if _selectable(path, payloads)}
+    clauses = [f"{path}=~{_quote(regex)}" for path, regex in (selectable or regexes).items()]
     return QueryFragment(f"({' OR '.join(clauses)})")
+
+
+def _selectable(path: str, payloads: frozenset[str]) -> bool:
+    top = path.split(".", 1)[0]
+    return top not in PAYLOADS or top in payloads
+
+
+def selectable_payloads(node: Node) -> frozenset[str]:
+    """The payloads an entry matching the filter `node` can hold (a superset: see the module
+    docstring)."""
+    from mlwiki.logs.query import And, Call, Compare, Or
+
+    if isinstance(node, Compare) and node.op == "=":
+        if node.path == ("resource", "type"):
+            return (
+                _NOT_AUDIT if node.value.text.lower() in RESOURCE_TYPES_WITHOUT_AUDIT else PAYLOADS
+            )
+        if node.path == ("logName",) and "/logs/" in node.value.text:
+            return _payloads_of_log(unquote(node.value.text.rpartition("/logs/")[2]))
+        return PAYLOADS
+    if isinstance(node, Call) and node.name == "log_id":
+        return _payloads_of_log(node.args[0].text)  # type: ignore[union-attr]
+    if isinstance(node, And):
+        return frozenset.intersection(PAYLOADS, *(selectable_payloads(i) for i in node.items))
+    if isinstance(node, Or):
+        return frozenset().union(*(selectable_payloads(item) for item in node.items))
+    return PAYLOADS
+
+
+def _payloads_of_log(log_id: str) -> frozenset[str]:
+    if log_id.startswith(AUDIT_LOG_PREFIX):
+        return frozenset({"protoPayload"})
+    return _NOT_AUDIT if log_id in LOG_IDS_WITHOUT_AUDIT else PAYLOADS
 
 
 def symptom_regexes(symptom: Symptom) -> dict[str, str]:
@@ -301,14 +374,21 @@ def render_filter(
     `coverage=True` renders what the query looks through rather than what it looks for: each
     `symptom_match(...)` becomes a clause every entry passes, so the result selects the entries
     (sources, resources, window) the signatures were matched against."""
-    functions = {
+    where = f"{action.path}: action {action.id}: filter"
+    template = action.filter or ""
+    functions: dict[str, Callable[..., Any]] = {
         "workload_selector": workload_selector,
         "time_window": time_window,
-        "symptom_match": (
-            (lambda symptom_id: ANY_ENTRY)
-            if coverage
-            else (lambda symptom_id: symptom_clauses(wiki, symptom_id))
-        ),
+        "symptom_match": lambda symptom_id: ANY_ENTRY,
     }
-    where = f"{action.path}: action {action.id}: filter"
-    return _render(filter_environment(), action.filter or "", values, where, functions)
+    looked_through = _render(filter_environment(), template, values, where, functions)
+    if coverage or "symptom_match" not in template:
+        return looked_through
+    from mlwiki.logs.query import compile_filter
+
+    try:
+        payloads = selectable_payloads(compile_filter(looked_through, where).tree)
+    except BadInput:  # a construct the local language lacks: nothing is known, nothing is left out
+        payloads = PAYLOADS
+    functions["symptom_match"] = lambda symptom_id: symptom_clauses(wiki, symptom_id, payloads)
+    return _render(filter_environment(), template, values, where, functions)

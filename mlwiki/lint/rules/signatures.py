@@ -144,8 +144,8 @@ _SAMPLE_VALUES = {
 
 
 def filter_too_long(ctx: LintContext, action: Action) -> Iterator[Finding]:
-    """`symptom_match()` writes a page's signatures into the query once per message field, so a
-    log query OR-ing several pages grows with the knowledge until Cloud Logging refuses it: caught
+    """`symptom_match()` writes a page's signatures into the query once per message field the
+    query can select (`mlwiki.engine.render`), so a log query OR-ing several pages grows with the knowledge until Cloud Logging refuses it: caught
     here, where a signature is added, instead of in a live run."""
     from mlwiki.engine.params import ParamSpec
     from mlwiki.engine.render import render_filter
