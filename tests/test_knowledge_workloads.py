@@ -215,6 +215,21 @@ RENDERINGS = [
     ),
     ("restarting jobset, attempt %d", "jobset-restarts"),
     ('"error":"localQueue doesn\'t exist or inactive"', "kueue-admission-pending"),
+    (
+        '"msg":"I0507 kubelet.go:2498] \\"SyncLoop (probe)\\" probe=\\"liveness\\" '
+        'status=\\"unhealthy\\""',
+        "liveness-probe-restart",
+    ),
+    ('"Probe failed" probeType="Readiness" pod="ml/trainer-0"', "readiness-probe-failure"),
+    ('Deactivated due to AdmissionCheck in Rejected state: "check"', "provisioning-request-failed"),
+    ("methodName: compute.instances.hostError", "host-error"),
+    ('{"methodName": "compute.instances.terminateOnHostMaintenance"}', "host-maintenance"),
+    (
+        "Normal   NodeShutdown   node/gke-tpu-0   Shutdown manager detected shutdown event",
+        "node-graceful-shutdown",
+    ),
+    ("2024-05-01T10:00:00.123Z device /dev/accel3 does not exist", "tpu-device-plugin-unhealthy"),
+    ("2024-05-01 10:00:00 Power key pressed short.", "spot-preemption"),
 ]
 # Their look-alikes: the same key, status or frame where it says nothing went wrong.
 LOOKALIKES = [
@@ -234,6 +249,12 @@ LOOKALIKES = [
     ),
     ("message: Can admit new workloads", "kueue-admission-pending"),
     ("trainer-0-abcde   1/1     Running   0   5m", "pod-evicted-node-pressure"),
+    (
+        '"SyncLoop (probe)" probe="readiness" status="ready" pod="ml/trainer-0"',
+        "readiness-probe-failure",
+    ),
+    ('Evicted due to AdmissionCheck in Retry state: "check-1"', "provisioning-request-failed"),
+    ("Hosts affected: compute.instances.hostError is the method to filter on", "host-error"),
 ]
 
 
