@@ -230,6 +230,12 @@ RENDERINGS = [
     ),
     ("2024-05-01T10:00:00.123Z device /dev/accel3 does not exist", "tpu-device-plugin-unhealthy"),
     ("2024-05-01 10:00:00 Power key pressed short.", "spot-preemption"),
+    (
+        "[ 7063.263325] oom_reaper: reaped process 4242 (vbar_control_ag), now anon-rss:0kB",
+        "vbar-agent-oom",
+    ),
+    ("System OOM encountered, victim process: vbar_control_ag, pid: 4242", "vbar-agent-oom"),
+    ("UserWarning: Did you run your code on all the hosts?", "tpu-backend-init-stuck"),
 ]
 # Their look-alikes: the same key, status or frame where it says nothing went wrong.
 LOOKALIKES = [
@@ -255,6 +261,7 @@ LOOKALIKES = [
     ),
     ('Evicted due to AdmissionCheck in Retry state: "check-1"', "provisioning-request-failed"),
     ("Hosts affected: compute.instances.hostError is the method to filter on", "host-error"),
+    ("System OOM encountered, victim process: python3, pid: 4242", "vbar-agent-oom"),
 ]
 
 
