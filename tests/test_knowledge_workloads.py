@@ -236,6 +236,10 @@ RENDERINGS = [
     ),
     ("System OOM encountered, victim process: vbar_control_ag, pid: 4242", "vbar-agent-oom"),
     ("UserWarning: Did you run your code on all the hosts?", "tpu-backend-init-stuck"),
+    (
+        "E0305 rendezvous.cc:31] This thread has been waiting for 10 seconds and may be stuck:",
+        "training-stall",
+    ),
 ]
 # Their look-alikes: the same key, status or frame where it says nothing went wrong.
 LOOKALIKES = [
