@@ -240,6 +240,10 @@ RENDERINGS = [
         "E0305 rendezvous.cc:31] This thread has been waiting for 10 seconds and may be stuck:",
         "training-stall",
     ),
+    (
+        "gke-tpu-7f2a-w3k9   NotReady,SchedulingDisabled   <none>   3d4h   v1.30.5-gke.1014001",
+        "node-not-ready",
+    ),
 ]
 # Their look-alikes: the same key, status or frame where it says nothing went wrong.
 LOOKALIKES = [
@@ -266,6 +270,7 @@ LOOKALIKES = [
     ('Evicted due to AdmissionCheck in Retry state: "check-1"', "provisioning-request-failed"),
     ("Hosts affected: compute.instances.hostError is the method to filter on", "host-error"),
     ("System OOM encountered, victim process: python3, pid: 4242", "vbar-agent-oom"),
+    ("gke-tpu-7f2a-w3k9   NotReady   <none>   12s   v1.30.5-gke.1014001", "node-not-ready"),
 ]
 
 
