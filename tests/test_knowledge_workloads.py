@@ -223,6 +223,7 @@ RENDERINGS = [
     ('"Probe failed" probeType="Readiness" pod="ml/trainer-0"', "readiness-probe-failure"),
     ('Deactivated due to AdmissionCheck in Rejected state: "check"', "provisioning-request-failed"),
     ("methodName: compute.instances.hostError", "host-error"),
+    ('"methodName": "compute.instances.preempted",', "spot-preemption"),
     ('{"methodName": "compute.instances.terminateOnHostMaintenance"}', "host-maintenance"),
     (
         "Normal   NodeShutdown   node/gke-tpu-0   Shutdown manager detected shutdown event",
