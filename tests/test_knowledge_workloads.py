@@ -224,6 +224,11 @@ RENDERINGS = [
     ('Deactivated due to AdmissionCheck in Rejected state: "check"', "provisioning-request-failed"),
     ("methodName: compute.instances.hostError", "host-error"),
     ('"methodName": "compute.instances.preempted",', "spot-preemption"),
+    (
+        "INVALID_ARGUMENT: Executable expected parameter 0 of size 4096 but got buffer with "
+        "incompatible size 3840",
+        "executable-input-mismatch",
+    ),
     ('{"methodName": "compute.instances.terminateOnHostMaintenance"}', "host-maintenance"),
     (
         "Normal   NodeShutdown   node/gke-tpu-0   Shutdown manager detected shutdown event",
