@@ -215,6 +215,41 @@ RENDERINGS = [
     ),
     ("restarting jobset, attempt %d", "jobset-restarts"),
     ('"error":"localQueue doesn\'t exist or inactive"', "kueue-admission-pending"),
+    (
+        '"msg":"I0507 kubelet.go:2498] \\"SyncLoop (probe)\\" probe=\\"liveness\\" '
+        'status=\\"unhealthy\\""',
+        "liveness-probe-restart",
+    ),
+    ('"Probe failed" probeType="Readiness" pod="ml/trainer-0"', "readiness-probe-failure"),
+    ('Deactivated due to AdmissionCheck in Rejected state: "check"', "provisioning-request-failed"),
+    ("methodName: compute.instances.hostError", "host-error"),
+    ('"methodName": "compute.instances.preempted",', "spot-preemption"),
+    (
+        "INVALID_ARGUMENT: Executable expected parameter 0 of size 4096 but got buffer with "
+        "incompatible size 3840",
+        "executable-input-mismatch",
+    ),
+    ('{"methodName": "compute.instances.terminateOnHostMaintenance"}', "host-maintenance"),
+    (
+        "Normal   NodeShutdown   node/gke-tpu-0   Shutdown manager detected shutdown event",
+        "node-graceful-shutdown",
+    ),
+    ("2024-05-01T10:00:00.123Z device /dev/accel3 does not exist", "tpu-device-plugin-unhealthy"),
+    ("2024-05-01 10:00:00 Power key pressed short.", "spot-preemption"),
+    (
+        "[ 7063.263325] oom_reaper: reaped process 4242 (vbar_control_ag), now anon-rss:0kB",
+        "vbar-agent-oom",
+    ),
+    ("System OOM encountered, victim process: vbar_control_ag, pid: 4242", "vbar-agent-oom"),
+    ("UserWarning: Did you run your code on all the hosts?", "tpu-backend-init-stuck"),
+    (
+        "E0305 rendezvous.cc:31] This thread has been waiting for 10 seconds and may be stuck:",
+        "training-stall",
+    ),
+    (
+        "gke-tpu-7f2a-w3k9   NotReady,SchedulingDisabled   <none>   3d4h   v1.30.5-gke.1014001",
+        "node-not-ready",
+    ),
 ]
 # Their look-alikes: the same key, status or frame where it says nothing went wrong.
 LOOKALIKES = [
@@ -234,6 +269,14 @@ LOOKALIKES = [
     ),
     ("message: Can admit new workloads", "kueue-admission-pending"),
     ("trainer-0-abcde   1/1     Running   0   5m", "pod-evicted-node-pressure"),
+    (
+        '"SyncLoop (probe)" probe="readiness" status="ready" pod="ml/trainer-0"',
+        "readiness-probe-failure",
+    ),
+    ('Evicted due to AdmissionCheck in Retry state: "check-1"', "provisioning-request-failed"),
+    ("Hosts affected: compute.instances.hostError is the method to filter on", "host-error"),
+    ("System OOM encountered, victim process: python3, pid: 4242", "vbar-agent-oom"),
+    ("gke-tpu-7f2a-w3k9   NotReady   <none>   12s   v1.30.5-gke.1014001", "node-not-ready"),
 ]
 
 
