@@ -7,13 +7,16 @@ repository file (`source`), the field Cloud Logging would hold it in, the page i
 - `dev1_excerpts.jsonl`: its misses were described to the engineers who widened the signatures, so it
   measures that work but is no longer independent (the second dev set, round B, is
   `tests/data/real_excerpts_12_devb.jsonl`, tested whole by `tests/test_real_excerpts.py`).
-- `sealed_excerpts.jsonl`: collected independently of the wiki and never shown to anyone who writes
-  signatures. It is the honest number. Do not tune on it: when it misses, find the family of real
+- `dev2_excerpts.jsonl`: the sealed set until 2026-12-01 (measured then: 63 of 113), then given to the
+  engineers who widened the signatures; a dev set since.
+- `sealed_excerpts.jsonl`: collected independently of the wiki (2026-12-01) and never shown to anyone who
+  writes signatures. It is the honest number. Do not tune on it: when it misses, find the family of real
   wordings elsewhere (issue threads, docs) and add that; a signature written from a sealed line is a defect.
 
 Every excerpt's lines become consecutive entries of its own pod's container stream (or one Kubernetes event
 / audit entry per line), shaped as `tests/test_real_excerpts.py` shapes them; all excerpts one bundle. A look-alike (benign, cascade, consequence) must never match a
-root page. Recall on root/symptom excerpts must not fall below the floor measured when the file was added.
+root page (the sealed file holds one that does, measured when it was added: its ceiling), and recall on
+root/symptom excerpts must not fall below the floor measured when the file was added.
 """
 
 from __future__ import annotations
@@ -29,9 +32,12 @@ from tests.test_real_excerpts import match_excerpts
 
 DATA = Path(__file__).parent / "data" / "heldout"
 LOOK_ALIKE_ROLES = {"benign", "cascade", "consequence"}
-# Root/symptom excerpts found when each file was added (2026-12-01: 140 of 154, 63 of 113; the
-# wiki of 2026-11 found 55 and 37); raise a floor when recall improves, never lower it.
-RECALL_FLOOR = {"dev1_excerpts.jsonl": 140, "sealed_excerpts.jsonl": 63}
+# Root/symptom excerpts found (dev1 and dev2 after their tuning; sealed when it was added, 2026-12-01:
+# 62 of 126, where the wiki of 2026-11 found 34); raise a floor when recall improves, never lower it.
+RECALL_FLOOR = {"dev1_excerpts.jsonl": 147, "dev2_excerpts.jsonl": 109, "sealed_excerpts.jsonl": 62}
+# Look-alikes that match a root page. The sealed file's one (a cascade line that reads as a plain
+# Python exception) is measured, not tuned away; the dev files have none.
+FALSE_ALARM_CEILING = {"sealed_excerpts.jsonl": 1}
 
 
 def load(name: str) -> list[dict[str, Any]]:
@@ -71,7 +77,7 @@ def test_look_alikes_match_no_root_page(measured) -> None:
         for n, row in enumerate(rows)
         if row["role_of_expect"] in LOOK_ALIKE_ROLES and found.get(n, set()) & ROOTS
     ]
-    assert not wrong, f"{name}:\n" + "\n".join(wrong)
+    assert len(wrong) <= FALSE_ALARM_CEILING.get(name, 0), f"{name}:\n" + "\n".join(wrong)
 
 
 def test_recall_holds_its_floor(measured) -> None:
