@@ -120,6 +120,11 @@ def _compiled(emails: bool, ips: bool) -> tuple[tuple[_Rule, ...], Any]:
     return tuple(rules), prefilter
 
 
+# A result repeats its strings (labels, names, log lines cited in several places): a walk keeps each
+# distinct string's redaction, which `Redactor.find` would compute the same every time.
+_Memo = dict[str, tuple[str, Counter[str]]]
+
+
 @dataclass(frozen=True)
 class Redactor:
     """Finds and replaces secrets; `emails` and `ips` turn on masking of those too."""
@@ -234,7 +239,7 @@ class Redactor:
     def obj(self, value: Any) -> tuple[Any, Counter[str]]:
         redactor = self if self.is_prepared else self.prepared([value])
         counts: Counter[str] = Counter()
-        return redactor._walk(value, counts), counts
+        return redactor._walk(value, counts, {}), counts
 
     def findings(
         self, findings: dict[str, Any], entries: dict[str, dict[str, Any]]
@@ -254,23 +259,29 @@ class Redactor:
                 counts.update(found)
                 quotes[index] = quote
                 item["quote"] = ""
-        redacted = redactor._walk(stripped, counts)
+        redacted = redactor._walk(stripped, counts, {})
         for index, quote in quotes.items():
             redacted["evidence"][index]["quote"] = quote
         return redacted, counts
 
-    def _walk(self, value: Any, counts: Counter[str]) -> Any:
+    def _text(self, text: str, counts: Counter[str], memo: _Memo) -> str:
+        done = memo.get(text)
+        if done is None:
+            done = memo[text] = self.text(text)
+        if done[1]:
+            counts.update(done[1])
+        return done[0]
+
+    def _walk(self, value: Any, counts: Counter[str], memo: _Memo) -> Any:
         if isinstance(value, str):
-            redacted, found = self.text(value)
-            counts.update(found)
-            return redacted
+            return self._text(value, counts, memo)
         if isinstance(value, list):
-            return self._walk_list(value, counts)
+            return self._walk_list(value, counts, memo)
         if isinstance(value, dict):
-            return self._walk_dict(value, counts)
+            return self._walk_dict(value, counts, memo)
         return value
 
-    def _walk_list(self, value: list[Any], counts: Counter[str]) -> list[Any]:
+    def _walk_list(self, value: list[Any], counts: Counter[str], memo: _Memo) -> list[Any]:
         """Items redacted; in an argv list (`["--password", "x"]`) the value after a credential
         flag too."""
         result = []
@@ -280,11 +291,13 @@ class Redactor:
                 result.append(MARKER.format(kind="credential"))
                 counts["credential"] += 1
             else:
-                result.append(self._walk(item, counts))
+                result.append(self._walk(item, counts, memo))
             after_flag = isinstance(item, str) and bool(_CREDENTIAL_FLAG.match(item))
         return result
 
-    def _walk_dict(self, value: dict[Any, Any], counts: Counter[str]) -> dict[Any, Any]:
+    def _walk_dict(
+        self, value: dict[Any, Any], counts: Counter[str], memo: _Memo
+    ) -> dict[Any, Any]:
         service_account = value.get("type") == "service_account" and "private_key" in value
         secret_pair = _secret_pair(value)
         result: dict[Any, Any] = {}
@@ -303,10 +316,9 @@ class Redactor:
                     item = MARKER.format(kind=kind)
                     counts[kind] += 1
             else:
-                item = self._walk(item, counts)
+                item = self._walk(item, counts, memo)
             if isinstance(key, str):
-                key, found = self.text(key)
-                counts.update(found)
+                key = self._text(key, counts, memo)
                 while key in result:  # two keys redacted alike: keep both values
                     key += "'"
             result[key] = item

@@ -52,7 +52,9 @@ def _windows(text: str) -> Iterator[str]:
 
 def secrets_in(texts: Iterable[str]) -> dict[str, str]:
     """Every secret value the plugins find in `texts` → its kind (first plugin wins)."""
-    joined = "\n".join(window for text in texts for window in _windows(text))
+    # Each distinct text once: a secret in a text is found in any copy of it, and a result repeats
+    # most of its strings (a 100k-entry run's result: 4.6M strings, 276k distinct).
+    joined = "\n".join(window for text in dict.fromkeys(texts) for window in _windows(text))
     found: dict[str, str] = {}
     if not joined:
         return found
