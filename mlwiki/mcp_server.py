@@ -222,13 +222,20 @@ class WikiTools:
     def present(self, kind: str, data: dict[str, Any], selection: Selection) -> dict[str, Any]:
         """`data` as the CLI presents it (`mlwiki.output.present`), fitted to the MCP budget; the
         full (redacted) result kept as a resource when the view leaves anything out."""
+        return self.presented(kind, data, selection)[0]
+
+    def presented(
+        self, kind: str, data: dict[str, Any], selection: Selection
+    ) -> tuple[dict[str, Any], Any]:
+        """`present`'s view, and the full redacted result it was cut from (redacted once)."""
         presented = present(kind, _jsonable(data), selection, budget=MCP, hint=RESOURCE_HINT)
         if presented.clipped:
             uri = self.store.put(dumps(presented.full))
             output = presented.view.setdefault("output", {})
             output.update(full=uri, pages=self.store.count(uri))
             presented.view = fit(presented.view, MCP, hint=RESOURCE_HINT)
-        return presented.view if kind in ("verify", "symptoms") else _with_log_note(presented.view)
+        view = presented.view if kind in ("verify", "symptoms") else _with_log_note(presented.view)
+        return view, presented.full
 
     # -- helpers ---------------------------------------------------------------------------------
 
@@ -413,8 +420,9 @@ class WikiTools:
         result = analyse(
             self.diagnosis_wiki(), workload, collection_for(workload, args), project=project
         )
-        view = self.present("findings", result.findings, Selection(limit, offset, host, symptom))
-        full_findings, _ = redact(result.findings)
+        view, full_findings = self.presented(
+            "findings", result.findings, Selection(limit, offset, host, symptom)
+        )
         report = self.store.put(render_report(full_findings, result.healthy))
         top = {k: view.pop(k) for k in ("untrusted_log_text", "note", "redacted") if k in view}
         return {
