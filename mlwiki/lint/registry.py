@@ -335,7 +335,7 @@ RULES: tuple[Rule, ...] = (
         "E606",
         "filter-too-long",
         SCOPE_ACTION,
-        "A log query's filter, rendered with its pages' signatures, leaves no room under Cloud Logging's 20,000-character limit.",
+        "A log query's filter, rendered with its pages' signatures, cannot be sent in parts under Cloud Logging's 20,000-character limit.",
         signatures.filter_too_long,
     ),
     Rule(

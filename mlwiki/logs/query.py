@@ -826,6 +826,17 @@ def _syntax_error(error: UnexpectedInput, text: str, where: str) -> BadInput:
     return BadInput(f"{where}:{line}:{column}: unexpected {str(token)!r} in the query")
 
 
+def parse_tree(text: str) -> Tree:
+    """lark's parse tree of a well-formed query (check it with `compile_filter` first): the
+    token positions `mlwiki.logs.split` cuts the text at."""
+    return _parser().parse(text)
+
+
+def syntax_node(tree: Tree) -> Node:
+    """Our syntax tree of a parse tree or of one of its subtrees (what two texts are compared by)."""
+    return _build(tree, "filter")
+
+
 def compile_filter(text: str, where: str = "filter") -> Filter:
     """Parse and compile a Logging query, once per distinct text whoever asks (the compiled
     filter does not depend on `where`). BadInput names `where`:line:column on any error."""

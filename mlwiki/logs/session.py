@@ -21,8 +21,10 @@ from mlwiki.logs.cache import PageCache, disabled_by_env
 from mlwiki.logs.cloud import LoggingFetcher, RequestBudget, RetryPolicy, make_client
 from mlwiki.logs.live import LiveCollection, LocalPager
 from mlwiki.logs.local import LocalLogging
+from mlwiki.logs.plan import MAX_FILTER_CHARS, wrapped
 from mlwiki.logs.query import Filter, compile_filter
 from mlwiki.logs.report import SourceReport
+from mlwiki.logs.split import split_filter
 from mlwiki.logs.store import EntryStore
 from mlwiki.progress import Progress
 from mlwiki.timewindow import Window, datetime_from_ns
@@ -164,4 +166,10 @@ class LogSession:
             # The filter's own bounds, so a query about another period is answered for it.
             window = Window(datetime_from_ns(low), datetime_from_ns(high))
         self._fetched_extra.add(compiled.text)
-        self.live.extra(f"extra-{len(self._fetched_extra)}", compiled.text, window)
+        # A step's filter grows with the wiki's signatures: over the API's limit it is sent as
+        # parts whose union selects the same entries (mlwiki.logs.split).
+        room = MAX_FILTER_CHARS - len(wrapped(window, ""))
+        parts = split_filter(compiled.text, room, "a workflow step's filter")
+        for number, part in enumerate(parts, 1):
+            suffix = f".{number}" if len(parts) > 1 else ""
+            self.live.extra(f"extra-{len(self._fetched_extra)}{suffix}", part, window)

@@ -145,11 +145,15 @@ _SAMPLE_VALUES = {
 
 def filter_too_long(ctx: LintContext, action: Action) -> Iterator[Finding]:
     """`symptom_match()` writes a page's signatures into the query once per message field the
-    query can select (`mlwiki.engine.render`), so a log query OR-ing several pages grows with the knowledge until Cloud Logging refuses it: caught
-    here, where a signature is added, instead of in a live run."""
+    query can select (`mlwiki.engine.render`), so a log query OR-ing several pages grows with
+    the knowledge past Cloud Logging's limit. A live run then sends it in parts cut at its
+    longest OR (`mlwiki.logs.split`); what no cut brings under the limit (one page's clauses
+    too long with the rest of the query, or no OR to cut) is caught here, where a signature is
+    added, instead of in a live run."""
     from mlwiki.engine.params import ParamSpec
     from mlwiki.engine.render import render_filter
-    from mlwiki.errors import MlwikiError
+    from mlwiki.errors import BadInput, MlwikiError
+    from mlwiki.logs.split import split_filter
 
     if action.data.get("kind") != "log_query" or not isinstance(action.data.get("filter"), str):
         return
@@ -161,14 +165,16 @@ def filter_too_long(ctx: LintContext, action: Action) -> Iterator[Finding]:
         if values[name] is None:
             values[name] = _SAMPLE_VALUES.get(spec.type, "a")
     try:
-        length = len(render_filter(action, values, ctx.wiki))
+        rendered = render_filter(action, values, ctx.wiki)
     except MlwikiError:
         return  # a filter that does not render is another rule's finding
-    if length > LOGGING_FILTER_LIMIT - VALUE_ROOM:
+    try:
+        split_filter(rendered, LOGGING_FILTER_LIMIT - VALUE_ROOM)
+    except BadInput as error:
         yield Finding(
             action.path,
             action.line_of("filter"),
-            f"the filter renders to {length:,} characters with its signatures; Cloud Logging "
-            f"accepts {LOGGING_FILTER_LIMIT:,} and the values need about {VALUE_ROOM:,}: "
-            "split the query or shorten the pages' signatures",
+            f"the filter renders to {len(rendered):,} characters with its signatures and cannot "
+            f"be sent in parts under Cloud Logging's {LOGGING_FILTER_LIMIT:,} (the values need "
+            f"about {VALUE_ROOM:,}): {str(error).split(': ', 1)[-1]}",
         )
