@@ -20,7 +20,7 @@ from mlwiki.diagnose.collect import (
     session_of,
 )
 from mlwiki.diagnose.context import apply_place, learn_place, settle_next_steps
-from mlwiki.diagnose.continuation import gather_records, lend_names
+from mlwiki.diagnose.continuation import read_records
 from mlwiki.diagnose.disruptions import Disruption, find_disruptions, is_seed, stall_hit
 from mlwiki.diagnose.findings import Context, build_findings, ensure_valid
 from mlwiki.diagnose.match import Scan
@@ -73,8 +73,7 @@ def analyse(
         source.store.answer_patterns(scan.signatures.query_patterns())
     scan.add_all(source.entries)
     scan.finish()
-    lend_names(scan, source.store)
-    gather_records(scan, source.store)
+    read_records(scan, source.store)
     hits = scan.relevant_hits()
     stall = stall_hit(scan, [h for h in hits if is_seed(h, scan.topology, symptoms)], symptoms)
     if stall is not None:

@@ -258,6 +258,37 @@ class EntryStore:
                 found.setdefault(key, []).append((times[index], index))
         return found
 
+    def runs(self, resource_type: str, gap_ns: int) -> Iterator[tuple[tuple[str, str], list[int]]]:
+        """Every run of two or more entries of `resource_type` on one (pod, logName) stream of a
+        named pod, each within `gap_ns` of the one before, as ((pod, logName), indexes in Cloud
+        Logging's order); nothing decoded, one open run per stream held at a time (the record
+        sweep of `mlwiki.diagnose.continuation`)."""
+        kind, sources, times = resource_type.lower(), self._sources, self._times
+        last: dict[tuple[str, str], int] = {}
+        run: dict[tuple[str, str], list[int]] = {}
+        for index in self._sorted():
+            source = sources[index]
+            if source[0] != kind or not source[2]:
+                continue
+            key = (source[2], source[3] or "")
+            instant = times[index]
+            before = last.get(key)
+            last[key] = instant
+            if before is not None and instant - before <= gap_ns:
+                run[key].append(index)
+                continue
+            ended = run.get(key)
+            if ended is not None and len(ended) > 1:
+                yield key, ended
+            run[key] = [index]
+        for key, ended in run.items():
+            if len(ended) > 1:
+                yield key, ended
+
+    def insert_id(self, index: int) -> str:
+        """The insertId of the entry stored at `index` (its synthetic one when it had none)."""
+        return self._ids[index]
+
     def hosts(self) -> list[str]:
         """The node names the entries are about, sorted."""
         return sorted({host for _, host, _, _ in self._source_of.values() if host})
