@@ -70,8 +70,9 @@ REACH = 1.0  # seconds around a hit searched for its record's names (and fetched
 MAX_RECORD_LINES = 400  # a longer run of lines is cut into records of this size
 EXCERPT_BEFORE, EXCERPT_AFTER = 2, 2  # record lines quoted around the decisive line
 CONTAINER_TEXT = frozenset({"textPayload", "jsonPayload.message"})
-# A line that starts a record of its own: a glog/absl prefix (severity letter, MMDD, time), a
-# timestamped prefix (TensorFlow, Python logging), a Python traceback's header.
+# A line that starts a record of its own: it starts with a glog/absl prefix (severity letter,
+# MMDD, time) or a timestamped prefix (TensorFlow, Python logging), or holds a Python
+# traceback's header (behind a `[rank0]: ` tag, say).
 HEADER = re.compile(r"(?:[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+|\[?\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d)")
 TRACEBACK = "Traceback (most recent call last):"
 # A timestamp a line starts with, as a collector or launcher may write it on every line of a
@@ -98,7 +99,7 @@ def gather_records(scan: Scan, store: EntryStore) -> None:
     for hit in scan.hits:
         if hit.pod and hit.field in CONTAINER_TEXT:
             hits.setdefault((hit.pod, hit.log_name, hit.insert_id), []).append(hit)
-    matched = {_stream_key(entry): entry for entry in scan.entries}
+    copies = {_stream_key(entry): entry for entry in scan.entries}  # what the pass matched
     dropped: set[int] = set()
     added: list[Hit] = []
     with collector_paused():  # the records' entries are acyclic: see match.collector_paused
@@ -107,7 +108,7 @@ def gather_records(scan: Scan, store: EntryStore) -> None:
             for index in run:
                 insert_id = store.insert_id(index)
                 key = (pod, log_name, insert_id)
-                entry = matched.get(key)
+                entry = copies.get(key)
                 if entry is None:
                     lines.append((store.entry(index), None, insert_id))
                 else:
