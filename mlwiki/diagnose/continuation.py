@@ -191,12 +191,15 @@ def _match_record(scan: Scan, record: list[Line], inside: list[Hit]) -> tuple[li
     # hit of its lines names, less those one line holds on its own.
     field = _field(record[0][0])
     new = (signatures.pages(joined, field) | signatures.pages(flowed_text(joined), field)) - matched
-    if new:  # only a line the pass matched holds a page on its own
-        seen = [text for _, text, found, _ in record if found is not None]
-        alone = set().union(*(signatures.pages(t, field) for t in seen))
-        alone.update(*(signatures.pages(flowed_text(t), field) for t in seen if "\n" in t))
-        matched |= alone
-        new -= alone
+    for _, text, found, _ in record:
+        if not new:
+            break
+        if found is not None:  # only a line the pass matched holds a page on its own
+            alone = signatures.pages(text, field)
+            if "\n" in text:
+                alone |= signatures.pages(flowed_text(text), field)
+            matched |= alone
+            new -= alone
     if not new and not inside:
         return [], []
     found = signatures.scan_text(joined, frozenset(matched), field) if new else []
