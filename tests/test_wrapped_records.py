@@ -209,3 +209,21 @@ def test_the_measurement_wraps_the_way_fold_s_does() -> None:
     assert all(len(piece) <= 80 for piece in bench.wrapped(ALLOCATION, 80, "    "))
     assert " ".join(bench.wrapped(ALLOCATION, 80, "")) == ALLOCATION
     assert bench.wrapped("short line", 80, "") == ["short line"]
+
+
+def test_the_flowed_view_reads_every_run_of_whitespace_with_a_line_break_as_one_space() -> None:
+    import random
+
+    from mlwiki.diagnose.flowed import BREAK, flowed, flowed_text, span
+
+    assert flowed_text("in memory space\n    hbm. Used") == "in memory space hbm. Used"
+    text = "a  \r\n\t \n  b\nc"
+    view = flowed(text)
+    assert view is not None and view.text == "a b c"
+    assert text[slice(*span(view, 0, 3))] == "a  \r\n\t \n  b"  # the written span of "a b"
+    assert flowed("one line") is None
+    chars = ["a", "é", " ", "\t", "\r", "\n", "\x0b", "\u00a0", "\u2003"]
+    pick = random.Random(7)
+    for _ in range(5000):  # the fast text is the regex's, whatever the whitespace
+        text = "".join(pick.choice(chars) for _ in range(pick.randint(1, 12)))
+        assert flowed_text(text) == BREAK.sub(" ", text), repr(text)

@@ -41,8 +41,19 @@ class Flowed:
 
 def flowed_text(text: str) -> str:
     """The flowed view's text alone (what a signature set is matched on first: the mapping is
-    built by `flowed` only when the view matched something)."""
-    return BREAK.sub(" ", text)
+    built by `flowed` only when the view matched something). The same text as `flowed`'s,
+    made with string methods, several times faster than the regex on short records."""
+    lines = text.split("\n")
+    if len(lines) == 1:
+        return text
+    last = len(lines) - 1
+    kept = [lines[0].rstrip()]
+    for number in range(1, last):
+        middle = lines[number].strip()
+        if middle:  # a line of whitespace alone is part of the run around it
+            kept.append(middle)
+    kept.append(lines[last].lstrip())
+    return " ".join(kept)
 
 
 def flowed(text: str) -> Optional[Flowed]:
