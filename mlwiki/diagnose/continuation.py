@@ -55,14 +55,13 @@ from datetime import datetime, timezone
 from itertools import accumulate
 from typing import Any, Optional
 
-from mlwiki.diagnose.clock import epoch
 from mlwiki.diagnose.flowed import flowed_text
 from mlwiki.diagnose.match import CASCADE, ROOT, Hit, Scan, collector_paused, hit_order
 from mlwiki.diagnose.signatures import MAX_QUOTE, RawMatch
 from mlwiki.logs.entry import entry_text, facts_of
 from mlwiki.logs.query import compile_filter, quote
 from mlwiki.logs.store import EntryStore
-from mlwiki.timewindow import NS_PER_SECOND
+from mlwiki.timewindow import NS_PER_SECOND, timestamp_ns
 
 JOIN = 0.002  # seconds between two lines of one write (the agent stamps each line as it reads it)
 JOIN_NS = int(JOIN * NS_PER_SECOND)
@@ -311,15 +310,17 @@ def _record(entries: list[dict[str, Any]], hit: Hit) -> list[str]:
 
 def _bounds(entries: list[dict[str, Any]], hit: Hit) -> tuple[int, int]:
     """First and last index of the run of time-ordered `entries` holding the hit's entry, each
-    within `JOIN` of the next; (0, -1) when the hit's entry is not among them."""
-    stamps = [epoch(str(e.get("timestamp"))) for e in entries]
+    within `JOIN` of the next (compared in nanoseconds, as the record sweep compares them: a float
+    difference of two epoch seconds is off by a few hundred ns); (0, -1) when the hit's entry is
+    not among them."""
+    stamps = [timestamp_ns(e.get("timestamp")) or 0 for e in entries]
     position = next((i for i, e in enumerate(entries) if e.get("insertId") == hit.insert_id), None)
     if position is None:
         return 0, -1
     first = last = position
-    while first > 0 and stamps[first] - stamps[first - 1] <= JOIN:
+    while first > 0 and stamps[first] - stamps[first - 1] <= JOIN_NS:
         first -= 1
-    while last + 1 < len(entries) and stamps[last + 1] - stamps[last] <= JOIN:
+    while last + 1 < len(entries) and stamps[last + 1] - stamps[last] <= JOIN_NS:
         last += 1
     return first, last
 
