@@ -9,15 +9,16 @@ the identity Cloud Logging itself uses, so overlapping fetches do not double cou
 
 Queries (`query`) narrow the candidates before decoding anything: the time bounds by binary
 search, the resource types, and the necessary conditions of the filter (`Filter.prefilter`):
-an equality on the node label or the pod name (by the host and pod of each entry), and an OR of
-`FIELD=~"…"` clauses that the diagnosis' single pass has already answered. The pass registers
-which regexes it answers (`answer_patterns`: the clauses `symptom_match("id")` renders) and,
-for each entry it read, which of them matched (`note_matches`); an entry it did not read, or
-whose fields have an unusual shape (`EntryFacts.regular`), stays a candidate. Candidates are
-then evaluated with the full filter, so an index only ever saves work, never changes a result.
-`streams` answers the record lookup's one query shape (a resource type, a time span, some
-container streams) from the same order and the per-entry (type, pod, logName) without decoding
-anything but the entries of the streams asked for.
+an equality on the node label or the pod name (the entries of the distinct sources with that
+host or pod), and an OR of `FIELD=~"…"` clauses that the diagnosis' single pass has already
+answered. The pass registers which regexes it answers (`answer_patterns`: the clauses
+`symptom_match("id")` renders) and, for each entry it read, which of them matched
+(`note_matches`); an entry it did not read, or whose fields have an unusual shape
+(`EntryFacts.regular`), stays a candidate. Candidates are then evaluated with the full filter,
+so an index only ever saves work, never changes a result. `streams` answers the record lookup's
+one query shape (a resource type, a time span, some container streams) from the same order
+and the per-entry (type, pod, logName) without decoding anything but the entries of the streams
+asked for.
 
 Entries without an `insertId` get a stable synthetic one (`mlwiki.logs.entry.synthetic_insert_id`).
 """
@@ -29,6 +30,7 @@ import os
 import weakref
 from array import array
 from collections.abc import Iterable, Iterator
+from itertools import compress
 from pathlib import Path
 from typing import IO, Any, Optional, Union
 
@@ -111,8 +113,6 @@ class EntryStore:
         self._matched: dict[str, list[int]] = {}
         self._unread: set[int] = set()  # entries the pass has not read, or irregular ones
         self._irregular: set[int] = set()  # entries the host and pod indexes cannot answer for
-        self._host_index: Optional[dict[str, list[int]]] = None
-        self._pod_index: Optional[dict[str, list[int]]] = None
 
     def __len__(self) -> int:
         return len(self._blobs)
@@ -175,7 +175,6 @@ class EntryStore:
         if not facts.regular:
             self._irregular.add(index)
         self._order = None
-        self._host_index = self._pod_index = None
         facts.index = index
         return True
 
@@ -214,9 +213,11 @@ class EntryStore:
 
     def _sorted(self) -> list[int]:
         if self._order is None:
-            times, ids = self._times, self._ids
-            self._order = sorted(range(len(times)), key=lambda i: (times[i], ids[i]))
-            self._sorted_times = [times[i] for i in self._order]
+            # (instant, insertId, index) tuples compared in C: twice as fast as a key function.
+            times = self._times
+            ordered = sorted(zip(times, self._ids, range(len(times))))
+            self._order = [index for _, _, index in ordered]
+            self._sorted_times = [instant for instant, _, _ in ordered]
         return self._order
 
     def entries(self) -> Iterator[dict[str, Any]]:
@@ -267,14 +268,18 @@ class EntryStore:
 
     # ---- queries ------------------------------------------------------------------------------
 
-    def _by_value(self, field: int) -> dict[str, list[int]]:
-        """Entry indexes by the lower-cased host (field 1) or pod (field 2)."""
-        found: dict[str, list[int]] = {}
-        for index, source in enumerate(self._sources):
-            value = source[field]
-            if value:
-                found.setdefault(value.lower(), []).append(index)
-        return found
+    def _of_sources(self, field: int, values: frozenset[str]) -> list[int]:
+        """Indexes of the entries whose host (field 1) or pod (field 2), lower-cased, is one of
+        `values`: the few distinct sources are compared, then each entry's shared source tuple
+        is looked up in C (`compress`), with no Python code per entry."""
+        wanted = {
+            source
+            for source in self._source_of.values()
+            if source[field] and source[field].lower() in values
+        }
+        if not wanted:
+            return []
+        return list(compress(range(len(self._sources)), map(wanted.__contains__, self._sources)))
 
     def _candidates(self, compiled: Filter) -> Optional[set[int]]:
         """A superset of the entries matching `compiled` from the indexes, or None when no
@@ -282,16 +287,11 @@ class EntryStore:
         chosen: Optional[set[int]] = None
         for path, values in compiled.prefilter.equals:
             if path in HOST_PATHS:
-                if self._host_index is None:
-                    self._host_index = self._by_value(1)
-                index = self._host_index
+                found = set(self._of_sources(1, values))
             elif path in POD_PATHS:
-                if self._pod_index is None:
-                    self._pod_index = self._by_value(2)
-                index = self._pod_index
+                found = set(self._of_sources(2, values))
             else:
                 continue
-            found = {i for value in values for i in index.get(value, ())}
             found |= self._irregular
             chosen = found if chosen is None else chosen & found
         for clauses in compiled.prefilter.patterns:
