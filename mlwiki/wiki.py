@@ -3,7 +3,7 @@
 Loading never raises on a bad file: every problem becomes a `LoadProblem` that the linter reports
 and the other commands can show. Only a missing wiki root is an error (`WikiNotFound`). A page's
 frontmatter is parsed once per distinct text: later commands take the parse from the user's
-cache (`mlwiki.frontmatter_cache`, keyed by the text's SHA-256), and import no YAML at all.
+cache (`mlwiki.wiki_cache`, keyed by the text's SHA-256), and import no YAML at all.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from mlwiki.errors import BadInput, WikiNotFound
-from mlwiki.frontmatter_cache import FrontmatterCache
+from mlwiki.wiki_cache import FrontmatterCache
 
 WIKI_DIR_NAME = "_wiki"
 PAGE_FOLDERS = {
