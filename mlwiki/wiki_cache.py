@@ -9,11 +9,11 @@ Two things cost every command a fixed ~0.1 s each and depend only on the bytes o
   non-string key, non-finite number or alias is parsed every time), so what comes back is equal,
   type for type, to what YAML builds; a frontmatter YAML rejects is never kept, so its problem
   is found again.
-- **Documents found usable** (`CheckMemo`, for `mlwiki.wiki_check`): a symptom page set, action
-  or workflow that passed its checks is remembered by the SHA-256 of everything the check read —
-  the documents' paths and texts (a workflow's with every action it uses), every schema file,
-  and the code and libraries that check (their files' sizes and times, and the sources of our
-  checking modules). Only a pass is remembered: a document that fails is checked again, with
+- **Documents found usable** (`CheckMemo`, for `mlwiki.wiki_check` and the workflow runner's
+  authoring check): a symptom page set, action or workflow that passed a check is remembered
+  by the SHA-256 of everything the check read — the documents' paths and texts (a workflow's
+  with every action it uses), every schema file, and the code and libraries that check (their
+  files' sizes and times, and the sources of our checking modules). Only a pass is remembered: a document that fails is checked again, with
   its exact message.
 
 Both live in `${XDG_CACHE_HOME:-~/.cache}/mlwiki/wiki/`. A file there is read only when it
@@ -39,8 +39,8 @@ import orjson
 NO_CACHE_ENV = "MLWIKI_NO_CACHE"
 MAX_ENTRIES = 2048
 FORMAT = 1
-FRONTMATTER = "frontmatter.json"
-CHECKED = "checked.json"
+FRONTMATTER = "frontmatter.cache"  # JSON, but no log suffix: a bundle folder may hold it
+CHECKED = "checked.cache"
 # Our modules whose code decides whether a document is usable (see `mlwiki.wiki_check`).
 CHECKING_MODULES = (
     "wiki_check.py",
@@ -48,6 +48,7 @@ CHECKING_MODULES = (
     "lint/fastschema.py",
     "engine/expressions.py",
     "engine/render.py",
+    "engine/workflows.py",
 )
 CHECKING_LIBRARIES = ("jsonschema_rs", "jsonschema", "jinja2", "re2", "yaml")
 

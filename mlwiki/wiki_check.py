@@ -16,7 +16,7 @@ checked again; a changed file, schema or checking code is.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 import re2
 
@@ -56,13 +56,24 @@ def check_json_doc(wiki: Wiki, doc: JsonDoc, kind: str) -> None:
     """BadInput when `doc` (an action or workflow) breaks its schema or uses a missing action."""
     if f"{kind}:{doc.id}" in wiki.checked:
         return
+    check_once(wiki, kind, doc, lambda: _check_json_doc(wiki, doc, kind))
+    wiki.checked.add(f"{kind}:{doc.id}")
+
+
+def check_once(wiki: Wiki, check: str, doc: JsonDoc, run: Callable[[], None]) -> None:
+    """`run` the check named `check` of `doc`, unless it passed before on exactly the same
+    files (`doc`, the actions a workflow uses, the schemas) and code (`CheckMemo`)."""
     memo = CheckMemo.open()
     key = memo.key(
-        wiki.root / SCHEMAS_DIR, kind, doc.id, str(doc.path), doc.text, *_used(wiki, doc)
+        wiki.root / SCHEMAS_DIR, check, doc.id, str(doc.path), doc.text, *_used(wiki, doc)
     )
     if memo.passed(key):
-        wiki.checked.add(f"{kind}:{doc.id}")
         return
+    run()
+    memo.remember(key)
+
+
+def _check_json_doc(wiki: Wiki, doc: JsonDoc, kind: str) -> None:
     from mlwiki import schemas
 
     problem = _schema_problem(
@@ -82,8 +93,6 @@ def check_json_doc(wiki: Wiki, doc: JsonDoc, kind: str) -> None:
                 raise BadInput(f"{doc.path}: steps[{number}].uses: no action {uses!r} in the wiki")
             check_json_doc(wiki, wiki.actions[uses], "action")
         _check_workflow_code(doc)
-    wiki.checked.add(f"{kind}:{doc.id}")
-    memo.remember(key)
 
 
 def _used(wiki: Wiki, doc: JsonDoc) -> list[Any]:
