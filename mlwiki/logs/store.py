@@ -9,16 +9,16 @@ the identity Cloud Logging itself uses, so overlapping fetches do not double cou
 
 Queries (`query`) narrow the candidates before decoding anything: the time bounds by binary
 search, the resource types, and the necessary conditions of the filter (`Filter.prefilter`):
-an equality on the node label or the pod name (the entries of the distinct sources with that
-host or pod), and an OR of `FIELD=~"…"` clauses that the diagnosis' single pass has already
-answered. The pass registers which regexes it answers (`answer_patterns`: the clauses
-`symptom_match("id")` renders) and, for each entry it read, which of them matched
-(`note_matches`); an entry it did not read, or whose fields have an unusual shape
-(`EntryFacts.regular`), stays a candidate. Candidates are then evaluated with the full filter,
-so an index only ever saves work, never changes a result. `streams` answers the record lookup's
-one query shape (a resource type, a time span, some container streams) from the same order
-and the per-entry (type, pod, logName) without decoding anything but the entries of the streams
-asked for.
+an equality on the node label, the pod name or the logName, or a `log_id("…")` (the entries
+of the distinct sources with that host, pod or log), and an OR of `FIELD=~"…"` clauses that
+the diagnosis' single pass has already answered. The pass registers which regexes it answers
+(`answer_patterns`: the clauses `symptom_match("id")` renders) and, for each entry it read,
+which of them matched (`note_matches`); an entry it did not read, or whose fields have an
+unusual shape (`EntryFacts.regular`), stays a candidate. Candidates are then evaluated with
+the full filter, so an index only ever saves work, never changes a result. `streams` answers
+the record lookup's one query shape (a resource type, a time span, some container streams)
+from the same order and the per-entry (type, pod, logName) without decoding anything but the
+entries of the streams asked for.
 
 Entries without an `insertId` get a stable synthetic one (`mlwiki.logs.entry.synthetic_insert_id`).
 """
@@ -29,7 +29,7 @@ import bisect
 import os
 import weakref
 from array import array
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from itertools import compress
 from pathlib import Path
 from typing import IO, Any, Optional, Union
@@ -44,7 +44,7 @@ from mlwiki.logs.entry import (
     facts_of,
     synthetic_insert_id,
 )
-from mlwiki.logs.query import Filter
+from mlwiki.logs.query import Filter, log_test
 
 __all__ = ["SYNTHETIC_ID_PREFIX", "EntryStore", "synthetic_insert_id"]
 
@@ -268,18 +268,19 @@ class EntryStore:
 
     # ---- queries ------------------------------------------------------------------------------
 
-    def _of_sources(self, field: int, values: frozenset[str]) -> list[int]:
-        """Indexes of the entries whose host (field 1) or pod (field 2), lower-cased, is one of
-        `values`: the few distinct sources are compared, then each entry's shared source tuple
-        is looked up in C (`compress`), with no Python code per entry."""
-        wanted = {
+    def _of_sources(self, field: int, accept: Callable[[str], bool], missing: bool) -> set[int]:
+        """Indexes of the entries whose host (`field` 1), pod (2) or logName (3) is accepted,
+        or is missing when `missing` says such entries may match: the few distinct sources are
+        tested, then each entry's shared source tuple is looked up in C (`compress`), with no
+        Python code per entry. Irregular entries are always among them (no index answers for
+        them)."""
+        chosen = {
             source
             for source in self._source_of.values()
-            if source[field] and source[field].lower() in values
+            if (accept(source[field]) if source[field] else missing)
         }
-        if not wanted:
-            return []
-        return list(compress(range(len(self._sources)), map(wanted.__contains__, self._sources)))
+        found = set(compress(range(len(self._sources)), map(chosen.__contains__, self._sources)))
+        return found | self._irregular
 
     def _candidates(self, compiled: Filter) -> Optional[set[int]]:
         """A superset of the entries matching `compiled` from the indexes, or None when no
@@ -287,12 +288,16 @@ class EntryStore:
         chosen: Optional[set[int]] = None
         for path, values in compiled.prefilter.equals:
             if path in HOST_PATHS:
-                found = set(self._of_sources(1, values))
+                found = self._of_sources(1, _lowered_in(values), missing=False)
             elif path in POD_PATHS:
-                found = set(self._of_sources(2, values))
+                found = self._of_sources(2, _lowered_in(values), missing=False)
+            elif path == ("logName",):  # an empty logName and none look alike here: kept
+                found = self._of_sources(3, _lowered_in(values), missing=True)
             else:
                 continue
-            found |= self._irregular
+            chosen = found if chosen is None else chosen & found
+        for logs in compiled.prefilter.logs:
+            found = self._of_sources(3, _any_log(logs), missing=True)
             chosen = found if chosen is None else chosen & found
         for clauses in compiled.prefilter.patterns:
             names = [self._patterns.get(clause) for clause in clauses]
@@ -345,3 +350,12 @@ class EntryStore:
                 if limit is not None and len(found) >= limit:
                     break
         return found
+
+
+def _lowered_in(values: frozenset[str]) -> Callable[[str], bool]:
+    return lambda value: value.lower() in values
+
+
+def _any_log(logs: frozenset[str]) -> Callable[[str], bool]:
+    tests = [log_test(log) for log in logs]
+    return lambda log_name: any(test(log_name) for test in tests)
