@@ -389,7 +389,10 @@ class WikiTools:
         args = self.source(workload, bundle, project, start, end, since)
         collection = collection_for(workload, args)
         rows, problems = match_rows(
-            self.diagnosis_wiki().symptoms.values(), collection.entries, workload
+            self.diagnosis_wiki().symptoms.values(),
+            collection.entries,
+            workload,
+            store=collection.store,
         )
         selection = Selection(limit, offset, host, symptom, role)
         return self.present("matches", {"matches": rows, "warnings": problems}, selection)

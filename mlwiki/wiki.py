@@ -1,7 +1,9 @@
 """Load the wiki — pages, actions, workflows — into typed objects with file and line positions.
 
 Loading never raises on a bad file: every problem becomes a `LoadProblem` that the linter reports
-and the other commands can show. Only a missing wiki root is an error (`WikiNotFound`).
+and the other commands can show. Only a missing wiki root is an error (`WikiNotFound`). A page's
+frontmatter is parsed once per distinct text: later commands take the parse from the user's
+cache (`mlwiki.wiki_cache`, keyed by the text's SHA-256), and import no YAML at all.
 """
 
 from __future__ import annotations
@@ -14,14 +16,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, Optional
 
-import yaml
-
 from mlwiki.errors import BadInput, WikiNotFound
-
-try:  # libyaml's loader builds the same objects as SafeLoader, ten times faster
-    from yaml import CSafeLoader as _YAML_LOADER
-except ImportError:  # pragma: no cover - PyYAML built without libyaml
-    from yaml import SafeLoader as _YAML_LOADER  # type: ignore[assignment]
+from mlwiki.wiki_cache import FrontmatterCache
 
 WIKI_DIR_NAME = "_wiki"
 PAGE_FOLDERS = {
@@ -342,7 +338,20 @@ def read_text(path: Path) -> tuple[Optional[str], Optional[LoadProblem]]:
         return None, LoadProblem("encoding", path, line, f"not valid UTF-8 at byte {error.start}")
 
 
-def parse_page(path: Path, page_type: str) -> tuple[Optional[Page], list[LoadProblem]]:
+def _parse_yaml(front: str) -> Any:
+    """The frontmatter's YAML (PyYAML is imported only when a page is not in the cache)."""
+    import yaml
+
+    try:  # libyaml's loader builds the same objects as SafeLoader, ten times faster
+        loader = yaml.CSafeLoader
+    except AttributeError:  # pragma: no cover - PyYAML built without libyaml
+        loader = yaml.SafeLoader
+    return yaml.load(front, Loader=loader)
+
+
+def parse_page(
+    path: Path, page_type: str, cache: Optional[FrontmatterCache] = None
+) -> tuple[Optional[Page], list[LoadProblem]]:
     text, problem = read_text(path)
     if problem:
         return None, [problem]
@@ -365,8 +374,13 @@ def parse_page(path: Path, page_type: str) -> tuple[Optional[Page], list[LoadPro
         ]
     front = "\n".join(lines[1:end])
     body = "\n".join(lines[end + 1 :])
+    meta = cache.get(front) if cache is not None else None
+    if meta is not None:
+        return Page(page_id, page_type, path, meta, body, end + 2, front), []
+    import yaml
+
     try:
-        meta = yaml.load(front, Loader=_YAML_LOADER) or {}
+        meta = _parse_yaml(front) or {}
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         line = (mark.line + 2) if mark else 1
@@ -379,6 +393,8 @@ def parse_page(path: Path, page_type: str) -> tuple[Optional[Page], list[LoadPro
     if not isinstance(meta, dict):
         page = Page(page_id, page_type, path, {}, body, end + 2, front)
         return page, [LoadProblem("yaml", path, 2, "frontmatter must be a mapping of fields")]
+    if cache is not None:
+        cache.put(front, meta)
     return Page(page_id, page_type, path, meta, body, end + 2, front), []
 
 
@@ -444,6 +460,7 @@ def load_wiki(root: Optional[Path] = None) -> Wiki:
     root = root or find_wiki_root()
     wiki = Wiki(root=root)
     seen_ids: dict[str, Path] = {}
+    cache = FrontmatterCache.open()
 
     def register(doc_id: str, path: Path) -> bool:
         if doc_id in seen_ids:
@@ -454,10 +471,11 @@ def load_wiki(root: Optional[Path] = None) -> Wiki:
 
     for folder, page_type in PAGE_FOLDERS.items():
         for path in _walk(root / folder, ".md", wiki.problems):
-            page, problems = parse_page(path, page_type)
+            page, problems = parse_page(path, page_type, cache)
             wiki.problems.extend(problems)
             if page and register(page.id, path):
                 wiki.pages[page.id] = page
+    cache.save()
     for folder, cls, target in (
         (ACTIONS_DIR, Action, wiki.actions),
         (WORKFLOWS_DIR, Workflow, wiki.workflows),

@@ -8,18 +8,21 @@ rather than run half of it or crash on it:
   truth), or a workflow step that uses an action that does not exist (or is itself broken);
 - for a diagnosis, any symptom page that did not parse, breaks the frontmatter schema, or has a
   signature that is not valid RE2.
-Each document is checked once per loaded wiki.
+Each document is checked once per loaded wiki, and a pass is remembered across commands by the
+SHA-256 of everything the check read (`mlwiki.wiki_cache.CheckMemo`): an unchanged wiki is not
+checked again; a changed file, schema or checking code is.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 import re2
 
 from mlwiki.errors import BadInput
-from mlwiki.wiki import ACTIONS_DIR, JsonDoc, LoadProblem, Page, Wiki
+from mlwiki.wiki import ACTIONS_DIR, SCHEMAS_DIR, JsonDoc, LoadProblem, Page, Wiki
+from mlwiki.wiki_cache import CheckMemo
 
 
 def _schema_problem(
@@ -53,6 +56,24 @@ def check_json_doc(wiki: Wiki, doc: JsonDoc, kind: str) -> None:
     """BadInput when `doc` (an action or workflow) breaks its schema or uses a missing action."""
     if f"{kind}:{doc.id}" in wiki.checked:
         return
+    check_once(wiki, kind, doc, lambda: _check_json_doc(wiki, doc, kind))
+    wiki.checked.add(f"{kind}:{doc.id}")
+
+
+def check_once(wiki: Wiki, check: str, doc: JsonDoc, run: Callable[[], None]) -> None:
+    """`run` the check named `check` of `doc`, unless it passed before on exactly the same
+    files (`doc`, the actions a workflow uses, the schemas) and code (`CheckMemo`)."""
+    memo = CheckMemo.open()
+    key = memo.key(
+        wiki.root / SCHEMAS_DIR, check, doc.id, str(doc.path), doc.text, *_used(wiki, doc)
+    )
+    if memo.passed(key):
+        return
+    run()
+    memo.remember(key)
+
+
+def _check_json_doc(wiki: Wiki, doc: JsonDoc, kind: str) -> None:
     from mlwiki import schemas
 
     problem = _schema_problem(
@@ -72,7 +93,17 @@ def check_json_doc(wiki: Wiki, doc: JsonDoc, kind: str) -> None:
                 raise BadInput(f"{doc.path}: steps[{number}].uses: no action {uses!r} in the wiki")
             check_json_doc(wiki, wiki.actions[uses], "action")
         _check_workflow_code(doc)
-    wiki.checked.add(f"{kind}:{doc.id}")
+
+
+def _used(wiki: Wiki, doc: JsonDoc) -> list[Any]:
+    """What a workflow's check reads besides its own file: each action it uses (path, text)."""
+    used: list[Any] = []
+    steps = doc.data.get("steps")
+    for step in steps if isinstance(steps, list) else []:
+        uses = step.get("uses") if isinstance(step, dict) else None
+        action = wiki.actions.get(uses) if isinstance(uses, str) else None
+        used.append([uses, str(action.path), action.text] if action is not None else [uses])
+    return used
 
 
 def _check_workflow_code(doc: JsonDoc) -> None:
@@ -118,8 +149,14 @@ def check_symptoms(wiki: Wiki) -> None:
     for problem in wiki.problems:
         if Path(problem.file).parent.resolve() in folders:
             raise_load_problem(problem)
-    for page in wiki.pages_of_type("symptom"):
-        _check_symptom(wiki, page)
+    pages = wiki.pages_of_type("symptom")
+    memo = CheckMemo.open()
+    read = [[str(p.path), p.meta.get("role"), p.meta.get("signatures")] for p in pages]
+    key = memo.key(wiki.root / SCHEMAS_DIR, "symptoms", *read)
+    if not memo.passed(key):
+        for page in pages:
+            _check_symptom(wiki, page)
+        memo.remember(key)
     wiki.checked.add("symptoms")
 
 

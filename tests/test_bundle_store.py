@@ -137,6 +137,17 @@ def test_missing_bundle_and_empty_directory(tmp_path: Path) -> None:
         'log_id("events") jsonPayload.reason=("Killing" OR "Restarting")',
         f'labels."k8s-pod/jobset_sigs_k8s_io/jobset-name"="{WORKLOAD}" textPayload=~"step: 29[0-9]"',
         'timestamp="2024-05-01T10:55:00.000000003Z"',
+        # The host and pod indexes (case-insensitive, as Cloud Logging compares), alone and
+        # with the other narrowing conditions.
+        'labels."compute.googleapis.com/resource_name"="GKE-TPU-7f3a-2"',
+        'resource.labels.node_name="gke-tpu-7f3a-2" OR resource.labels.node_name="gke-tpu-7f3a-0"',
+        'resource.type="k8s_container" resource.labels.pod_name=("llm-pretrain-slice-1-0-x10q" '
+        'OR "OTHER-job-0-0-abc") timestamp>="2024-05-01T10:30:00Z"',
+        # The log index: log_id (an OR of them) and a logName equality.
+        'log_id("events") jsonPayload.reason="Killing"',
+        '(log_id("cloudaudit.googleapis.com/system_event") OR log_id("events")) '
+        'timestamp>="2024-05-01T10:30:00Z"',
+        'logName="PROJECTS/demo-proj/logs/cloudaudit.googleapis.com%2Fsystem_event"',
     ],
 )
 def test_store_query_equals_a_full_scan(text: str) -> None:

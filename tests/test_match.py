@@ -1,4 +1,4 @@
-"""`mlwiki match`: every entry × symptom match, verbatim quotes, any bundle form."""
+"""`mlwiki match`: every symptom match the diagnosis sees, verbatim quotes, any bundle form."""
 
 from __future__ import annotations
 

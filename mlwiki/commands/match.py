@@ -1,4 +1,6 @@
-"""`mlwiki match` — the router's step alone: every entry matched by any symptom signature."""
+"""`mlwiki match` — the router's step alone: what any symptom signature matches, as the diagnosis
+sees it (each written record that GKE split into one entry per line matched once: see
+`mlwiki.diagnose.continuation`)."""
 
 from __future__ import annotations
 
@@ -19,11 +21,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "match",
         help=SUMMARIES["match"],
         description=(
-            "Read log entries (an offline bundle) once and print every entry × symptom match: "
-            "insertId, timestamp, symptom, role, host, quote (plus pod, layer, captures). With "
-            "WORKLOAD, only entries about that JobSet's pods and nodes. Prints one summary line "
-            "per symptom (role, count, hosts, first and last time) and the first --limit rows "
-            "after the filters; --offset pages on, --out FILE keeps every row."
+            "Read log entries (an offline bundle, or Cloud Logging) once and print every "
+            "symptom match the diagnosis sees: insertId, timestamp, symptom, role, host, quote "
+            "(plus pod, layer, captures). A written record that GKE split into one entry per "
+            "line (a traceback, a JSON error body, glog continuation lines, a wrapped message) "
+            "is matched once, as one text: its row cites the decisive line, and `record` says "
+            "how many entries the record holds (first and last insertId) with an excerpt of "
+            "the lines around it. With WORKLOAD, only matches about that JobSet's pods and "
+            "nodes. Prints one summary line per symptom (role, count, hosts, first and last "
+            "time) and the first --limit rows after the filters; --offset pages on, --out FILE "
+            "keeps every row."
         ),
     )
     parser.add_argument(
@@ -50,7 +57,9 @@ def match_rows(args: argparse.Namespace) -> list[dict[str, Any]]:
     wiki = load_wiki(find_wiki_root(explicit=args.wiki))
     check_symptoms(wiki)
     collection = collection_for(args.workload, args)
-    rows, problems = match.match_rows(wiki.symptoms.values(), collection.entries, args.workload)
+    rows, problems = match.match_rows(
+        wiki.symptoms.values(), collection.entries, args.workload, store=collection.store
+    )
     for problem in problems:
         print(f"mlwiki match: warning: {problem}", file=sys.stderr)
     return rows
@@ -81,9 +90,11 @@ def handle(args: argparse.Namespace) -> int:
     ]
     for row in view.get("matches") or []:
         quote = " ".join(str(row.get("quote") or "").split())
+        record = row.get("record")
         lines.append(
             f"{row['timestamp']}  {row['symptom']} ({row['role']})  {row.get('host') or '-'}  "
             f"{row.get('insertId')}  {quote!r}"
+            + (f"  (record of {record['entries']} entries)" if isinstance(record, dict) else "")
         )
     page = view.get("page") or {}
     more = (

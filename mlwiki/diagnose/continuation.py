@@ -9,133 +9,200 @@ the lines of the same container stream around it, each within `JOIN` seconds of 
 in time order. The names found there are lent to the hit; its quote stays its own line (the
 entry it cites).
 
-Every page's record is matched once (`gather_records`). A *written record* is a run of entries
-of one container stream, each within `JOIN` seconds of the one before, that no line with a header
-of its own interrupts: a glog/absl prefix (`E1201 12:00:00.123456 …]`), a timestamped prefix, a
-`Traceback (most recent call last):`. Lines without one — a traceback's frames and raised line,
-the lines of a JSON error body printed across lines, glog continuation lines, the `*** Check
-failure stack trace ***` block under an `F… Check failed:` line — belong to the record above
-them. For every record holding a hit, its joined text is matched once more, so a page whose
-wording spans lines (a JSON body's code and message) is found; then each page has one hit per
-record, on its *decisive* line: a catch-all page's last matching line (a traceback's raised
-line), a specific page's first (the `Check failed:` line, a body's message), the line completing
-the match when only the joined text matches. Catch-all hits yield to a specific page in the
-same record (as in `match.specific_in_records`). The hit cites its entry, lists the insertIds
-of the whole record (`record`) and carries an `excerpt`: the record's lines around the decisive
-line (for a traceback the last frame above the raised line), which the report quotes. Records
-are read in time clusters, bounded by `REACH` and `MAX_RECORD_LINES`. A record none of whose
-lines matched anything is not read again (the pass keeps only matched entries): a wording that
-only a whole record holds is found when one of its lines names the failure on its own.
+Every written record is matched once (`gather_records`). A *written record* is a run of
+entries of one container stream, each within `JOIN` seconds of the one before, that no line with
+a header of its own interrupts: a glog/absl prefix (`E1201 12:00:00.123456 …]`), a timestamped
+prefix, a `Traceback (most recent call last):`. Lines without one — a traceback's frames and
+raised line, the lines of a JSON error body printed across lines, glog continuation lines, the
+`*** Check failure stack trace ***` block under an `F… Check failed:` line, the pieces of a
+message a tool wrapped — belong to the record above them.
+
+A stamp on every line is no header by itself. A container runtime's CRI prefix
+(`2024-05-01T12:00:00.123456789Z stderr F `), `kubectl logs --timestamps`, a TPU VM launcher's
+time, worker address and rank, a tool's own timestamp on every line (`STAMP`) would otherwise
+cut a traceback into one-line records. When the line before carries a stamp too, the stream
+stamps every line: what follows the stamp decides (a glog prefix or a logger's timestamp after
+it starts a record, a frame does not). A stamped line after an unstamped one is a logger's
+header, as before (a Python logging record after the traceback above it).
+
+Each record of two or more lines is matched as one text: its lines joined by line breaks, and
+in its flowed view (`mlwiki.diagnose.flowed`: a wrapped message read as the line it was), so a
+page whose wording spans lines (a JSON body's code and message, a message wrapped at 80
+columns) is found even when no line names it on its own. A page is added from the joined text
+only by a match across lines: what one line holds on its own was the pass's to find (and, for a
+catch-all page near a specific one, to drop). Then each page has one hit per record, on its
+*decisive* line: a catch-all page's last matching line (a traceback's raised line), a specific
+page's first (the `Check failed:` line, a body's message), the line completing the match when
+only the joined text matches. Catch-all hits yield to a specific page in the same record (as in
+`match.specific_in_records`). The hit cites its entry, lists the insertIds of the whole record
+(`record`) and carries an `excerpt`: the record's lines around the decisive line (for a
+traceback the last frame above the raised line), which the report quotes.
+
+The records are found in one sweep of the store's container streams (`EntryStore.runs`: runs of
+lines within `JOIN`, found from the index without decoding); only the entries of such runs are
+read, an entry the pass matched from its own copy, and the set matches (`SignatureSet.pages`)
+come first so that spans and groups are read only for a record where a new page appears. The
+work is linear in the entries; records are bounded by `MAX_RECORD_LINES`. `mlwiki match` reports
+the same records (`read_records`).
 """
 
 from __future__ import annotations
 
+import bisect
 import re
-from dataclasses import replace
+from collections.abc import Iterator, Sequence
 from datetime import datetime, timezone
-from typing import Any
+from itertools import accumulate
+from typing import Any, Optional
 
-from mlwiki.diagnose.clock import epoch
+from mlwiki.diagnose.flowed import flowed_text
 from mlwiki.diagnose.match import CASCADE, ROOT, Hit, Scan, collector_paused, hit_order
-from mlwiki.diagnose.signatures import MAX_QUOTE
-from mlwiki.logs.entry import entry_text
+from mlwiki.diagnose.signatures import MAX_QUOTE, RawMatch
+from mlwiki.logs.entry import entry_text, facts_of
 from mlwiki.logs.query import compile_filter, quote
 from mlwiki.logs.store import EntryStore
 from mlwiki.timewindow import NS_PER_SECOND, timestamp_ns
 
 JOIN = 0.002  # seconds between two lines of one write (the agent stamps each line as it reads it)
-REACH = 1.0  # seconds around the hit searched for its record (bounds the lookup)
+JOIN_NS = int(JOIN * NS_PER_SECOND)
+REACH = 1.0  # seconds around a hit searched for its record's names (and fetched when live)
 MAX_RECORD_LINES = 400  # a longer run of lines is cut into records of this size
 EXCERPT_BEFORE, EXCERPT_AFTER = 2, 2  # record lines quoted around the decisive line
 CONTAINER_TEXT = frozenset({"textPayload", "jsonPayload.message"})
-# A line that starts a record of its own: a glog/absl prefix (severity letter, MMDD, time), a
-# timestamped prefix (TensorFlow, Python logging), a Python traceback's header.
-HEADER = re.compile(
-    r"^(?:[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+|\[?\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d)"
-    r"|Traceback \(most recent call last\):"
+# A line that starts a record of its own: it starts with a glog/absl prefix (severity letter,
+# MMDD, time) or a timestamped prefix (TensorFlow, Python logging), or holds a Python
+# traceback's header (behind a `[rank0]: ` tag, say).
+HEADER = re.compile(r"(?:[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+|\[?\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d)")
+TRACEBACK = "Traceback (most recent call last):"
+# A timestamp a line starts with, as a collector or launcher may write it on every line of a
+# stream: the container runtime's (CRI: `2024-05-01T12:00:00.123456789Z stdout F `), kubectl's
+# and docker's `--timestamps`, a tool's own ISO-8601 or `YYYY-MM-DD HH:MM:SS[.,]frac` prefix,
+# a TPU VM launcher's worker address and rank after it (`… 10.164.0.33 [0] `).
+STAMP = re.compile(
+    r"\[?\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\]?"
+    r"(?:[ \t]+(?:stdout|stderr)[ \t]+[FP])?"
+    r"(?:[ \t]+\d{1,3}(?:\.\d{1,3}){3}[ \t]+\[\d+\])?"
+    r"(?::?[ \t]+|:?$)"
 )
 
 
 def gather_records(scan: Scan, store: EntryStore) -> None:
-    """Match every container hit's record once (see the module docstring).
+    """Match every written record of several lines once (see the module docstring).
 
-    The streams are read in time clusters (hits whose `REACH` windows overlap share one read
-    of the store, which decodes only the entries of the hits' streams), so every entry is read
-    at most once.
+    One sweep of the store's container streams in time order finds their runs of lines each
+    within `JOIN` of the one before without decoding anything (`EntryStore.runs`); only the
+    entries of such runs are read (an entry the pass matched from its own copy), one run at a
+    time, so the work is linear in the entries and the memory bounded by the longest run.
     """
-    wanted = sorted(
-        (h for h in scan.hits if h.pod and h.field in CONTAINER_TEXT), key=lambda h: h.time
-    )
-    clusters: list[list[Hit]] = []
-    for hit in wanted:
-        if clusters and hit.time - clusters[-1][-1].time <= 2 * REACH:
-            clusters[-1].append(hit)
-        else:
-            clusters.append([hit])
-    with collector_paused():  # the records' entries are acyclic: see match.collector_paused
-        _gather(scan, store, clusters)
-
-
-def _gather(scan: Scan, store: EntryStore, clusters: list[list[Hit]]) -> None:
+    hits: dict[tuple[str, str, str], list[Hit]] = {}
+    for hit in scan.hits:
+        if hit.pod and hit.field in CONTAINER_TEXT:
+            hits.setdefault((hit.pod, hit.log_name, hit.insert_id), []).append(hit)
+    copies = {_stream_key(entry): entry for entry in scan.entries}  # what the pass matched
     dropped: set[int] = set()
     added: list[Hit] = []
-    for cluster in clusters:
-        by_stream: dict[tuple[str, str], dict[str, list[Hit]]] = {}
-        for hit in cluster:
-            stream = by_stream.setdefault((hit.pod or "", hit.log_name), {})
-            stream.setdefault(hit.insert_id, []).append(hit)
-        streams = store.streams(
-            "k8s_container",
-            set(by_stream),
-            _instant(cluster[0].time - REACH),
-            _instant(cluster[-1].time + REACH),
-        )
-        for key, hits in by_stream.items():  # one stream's entries decoded at a time
-            lines = [(instant, store.entry(index)) for instant, index in streams.get(key, ())]
+    with collector_paused():  # the records' entries are acyclic: see match.collector_paused
+        for (pod, log_name), run in store.runs("k8s_container", JOIN_NS):
+            lines: list[tuple[dict[str, Any], Optional[Sequence[Hit]], str]] = []
+            for index in run:
+                insert_id = store.insert_id(index)
+                key = (pod, log_name, insert_id)
+                entry = copies.get(key)
+                if entry is None:
+                    lines.append((store.entry(index), None, insert_id))
+                else:
+                    lines.append((entry, hits.get(key, ()), insert_id))
             for record in _split(lines):
-                inside = [h for e, _ in record for h in hits.get(str(e.get("insertId")), ())]
-                if inside and len(record) > 1:
-                    kept, extra = _match_record(scan, record, inside)
-                    standing = {id(h) for h in kept}
-                    dropped.update(id(h) for h in inside if id(h) not in standing)
-                    added.extend(extra)
+                if len(record) < 2:
+                    continue
+                inside = [h for _, _, found, _ in record if found for h in found]
+                kept, extra = _match_record(scan, record, inside)
+                standing = {id(h) for h in kept}
+                dropped.update(id(h) for h in inside if id(h) not in standing)
+                added.extend(extra)
     if dropped or added:
         scan.hits = sorted([h for h in scan.hits if id(h) not in dropped] + added, key=hit_order)
 
 
-def _instant(seconds: float) -> int:
-    """The instant a `timestamp>="…"` bound written with `_stamp(seconds)` compares with."""
-    return timestamp_ns(_stamp(seconds))  # type: ignore[return-value]
+# A record's line: its entry, text, hits (None: the pass matched nothing in it) and insertId.
+Line = tuple[dict[str, Any], str, Optional[Sequence[Hit]], str]
 
 
-def _split(entries: list[tuple[int, dict[str, Any]]]) -> list[list[tuple[dict[str, Any], str]]]:
-    """The written records of one stream's time-ordered (instant, entry) pairs, each line with
-    its text."""
-    records: list[list[tuple[dict[str, Any], str]]] = []
-    previous = float("-inf")
-    for instant, entry in entries:
-        when = instant / NS_PER_SECOND
-        text = entry_text(entry)
-        if (
-            records
-            and when - previous <= JOIN
-            and len(records[-1]) < MAX_RECORD_LINES
-            and not HEADER.search(text)
-        ):
-            records[-1].append((entry, text))
-        else:
-            records.append([(entry, text)])
-        previous = when
-    return records
+def _stream_key(entry: dict[str, Any]) -> tuple[str, str, str]:
+    """(pod, logName, insertId) of a container entry, as `EntryStore.runs` names its lines."""
+    labels = (entry.get("resource") or {}).get("labels") or {}
+    return (labels.get("pod_name") or "", entry.get("logName") or "", entry.get("insertId") or "")
 
 
-def _match_record(
-    scan: Scan, record: list[tuple[dict[str, Any], str]], inside: list[Hit]
-) -> tuple[list[Hit], list[Hit]]:
+def _split(run: list[tuple[dict[str, Any], Optional[Sequence[Hit]], str]]) -> Iterator[list[Line]]:
+    """The written records of one run of a stream's lines (each within `JOIN` of the one
+    before), in time order, each line with its text, hits and insertId (see `_header`)."""
+    record: list[Line] = []
+    stamped = False  # the line before carries a stamp
+    for entry, found, insert_id in run:
+        text = _text(entry)
+        stamp = STAMP.match(text)
+        if record and (len(record) >= MAX_RECORD_LINES or _header(text, stamp, stamped)):
+            yield record
+            record = []
+        record.append((entry, text, found, insert_id))
+        stamped = stamp is not None
+    if record:
+        yield record
+
+
+def _header(text: str, stamp: Optional[re.Match[str]], stamped: bool) -> bool:
+    """A line starts a record when it starts with a header (`HEADER`) or holds a traceback's.
+
+    A stamp that the line before carries too (`STAMP`: a container runtime's, kubectl's, a
+    launcher's, a tool's own on every line) is no header by itself: the stream stamps every line,
+    so what follows the stamp decides. A stamp after an unstamped line is a logger's header (a
+    Python logging record after the traceback above it)."""
+    if TRACEBACK in text:
+        return True
+    if stamp is None:
+        return HEADER.match(text) is not None
+    return not stamped or HEADER.match(text, stamp.end()) is not None
+
+
+def _field(entry: dict[str, Any]) -> str:
+    """The message field a container line is in (`CONTAINER_TEXT`)."""
+    return "textPayload" if isinstance(entry.get("textPayload"), str) else "jsonPayload.message"
+
+
+def _text(entry: dict[str, Any]) -> str:
+    """`entry_text`, read straight from `textPayload` for the usual container line."""
+    text = entry.get("textPayload")
+    if isinstance(text, str) and "jsonPayload" not in entry and "protoPayload" not in entry:
+        return text
+    return entry_text(entry)
+
+
+def _match_record(scan: Scan, record: list[Line], inside: list[Hit]) -> tuple[list[Hit], list[Hit]]:
     """The record's hits that stand (one per page, on its decisive line) and the new hits of the
-    pages only its joined text matches."""
-    lines = [text for _, text in record]
-    ids = [str(e.get("insertId")) for e, _ in record]
+    pages only its joined text matches (by a match across its lines: a page one line matches on
+    its own was the pass's to find, and to drop)."""
+    signatures = scan.signatures
+    lines = [text for _, text, _, _ in record]
+    joined = "\n".join(lines)
+    matched = {hit.symptom for hit in inside}
+    # Set matches first (no span read): the pages the record as written or flowed holds that no
+    # hit of its lines names, less those one line holds on its own.
+    field = _field(record[0][0])
+    new = (signatures.pages(joined, field) | signatures.pages(flowed_text(joined), field)) - matched
+    for _, text, found, _ in record:
+        if not new:
+            break
+        if found is not None:  # only a line the pass matched holds a page on its own
+            alone = signatures.pages(text, field)
+            if "\n" in text:
+                alone |= signatures.pages(flowed_text(text), field)
+            matched |= alone
+            new -= alone
+    if not new and not inside:
+        return [], []
+    found = signatures.scan_text(joined, frozenset(matched), field) if new else []
+    ids = [insert_id for _, _, _, insert_id in record]
     position = {insert_id: i for i, insert_id in enumerate(ids)}
     generic = scan.signatures.generic
     # One hit per page and per thing it names: a digest's lines naming different hosts stay
@@ -144,36 +211,24 @@ def _match_record(
     for hit in sorted(inside, key=lambda h: (position[h.insert_id], h.symptom)):
         by_page.setdefault((hit.symptom, tuple(sorted(hit.captures.items()))), []).append(hit)
     kept = [hits[-1] if page in generic else hits[0] for (page, _), hits in by_page.items()]
-    matched = {page for page, _ in by_page}
-    cascade = any(h.role == CASCADE for h in inside)  # as for one entry (see `match.Scan`)
+    starts = list(accumulate((len(text) + 1 for text in lines[:-1]), initial=0))
+    # A root page inside a cascade record is never a root cause (as for one entry: `match.Scan`).
+    cascade = any(h.role == CASCADE for h in inside) or any(
+        m.signature.role == CASCADE for m in found
+    )
     extra: list[Hit] = []
-    joined = "\n".join(lines)
-    for raw in scan.signatures.scan_text(joined, frozenset(matched)):
+    for raw in found:
         if raw.signature.symptom in matched:
             continue
-        end = joined.find(raw.quote) + len(raw.quote)
-        line = joined.count("\n", 0, end) if end >= len(raw.quote) else len(lines) - 1
-        entry = record[line][0]
-        scan.entries.append(entry)
-        extra.append(
-            replace(
-                inside[0],
-                index=len(scan.entries) - 1,
-                symptom=raw.signature.symptom,
-                role=raw.signature.role,
-                layer=raw.signature.layer,
-                time=epoch(str(entry.get("timestamp"))),
-                timestamp=str(entry.get("timestamp")),
-                insert_id=ids[line],
-                quote=raw.quote.rsplit("\n", 1)[-1],
-                field="textPayload",
-                captures=raw.captures,
-                severity=str(entry.get("severity") or "DEFAULT"),
-                reason=None,
-                shadowed=cascade and raw.signature.role == ROOT,
-                incomplete=raw.incomplete,
-            )
-        )
+        # The record lines the match's quote covers (a line's own text may hold line breaks).
+        start = joined.find(raw.quote)
+        first = bisect.bisect_right(starts, start) - 1
+        last = bisect.bisect_right(starts, start + len(raw.quote) - 1) - 1
+        if start < 0 or first == last:
+            continue
+        hit = _hit(scan, record[last][0], raw, cascade)
+        if hit is not None:
+            extra.append(hit)
     standing = kept + extra
     if any(h.symptom not in generic for h in standing):
         standing = [h for h in standing if h.symptom not in generic]
@@ -184,6 +239,43 @@ def _match_record(
         hit.excerpt = "\n".join(hit.quote if i == at else lines[i][:MAX_QUOTE] for i in around)
     chosen = {id(h) for h in standing}
     return [h for h in kept if id(h) in chosen], [h for h in extra if id(h) in chosen]
+
+
+def _hit(scan: Scan, entry: dict[str, Any], raw: RawMatch, cascade: bool) -> Optional[Hit]:
+    """The hit of a page only a record's joined text matches, cited by its decisive line's
+    entry (kept with the pass's matched entries)."""
+    facts = facts_of(entry)
+    if facts is None:  # cannot happen: the store keeps only entries with a timestamp
+        return None
+    scan.entries.append(entry)
+    signature = raw.signature
+    host = facts.host or (scan.topology.node_of(facts.pod) if facts.pod else None)
+    return Hit(
+        index=len(scan.entries) - 1,
+        symptom=signature.symptom,
+        role=signature.role,
+        layer=signature.layer,
+        time=facts.time,
+        timestamp=facts.timestamp,
+        insert_id=facts.insert_id,
+        log_name=facts.log_name,
+        host=host,
+        pod=facts.pod,
+        quote=raw.quote.rsplit("\n", 1)[-1],
+        field=raw.field,
+        captures=raw.captures,
+        severity=facts.severity,
+        resource_type=facts.resource_type,
+        shadowed=cascade and signature.role == ROOT,
+        incomplete=raw.incomplete,
+    )
+
+
+def read_records(scan: Scan, store: EntryStore) -> None:
+    """What the diagnosis reads of the records after the pass (`lend_names`, then
+    `gather_records`): `mlwiki match` reports the same hits."""
+    lend_names(scan, store)
+    gather_records(scan, store)
 
 
 def lend_names(scan: Scan, store: EntryStore) -> None:
@@ -218,15 +310,17 @@ def _record(entries: list[dict[str, Any]], hit: Hit) -> list[str]:
 
 def _bounds(entries: list[dict[str, Any]], hit: Hit) -> tuple[int, int]:
     """First and last index of the run of time-ordered `entries` holding the hit's entry, each
-    within `JOIN` of the next; (0, -1) when the hit's entry is not among them."""
-    stamps = [epoch(str(e.get("timestamp"))) for e in entries]
+    within `JOIN` of the next (compared in nanoseconds, as the record sweep compares them: a float
+    difference of two epoch seconds is off by a few hundred ns); (0, -1) when the hit's entry is
+    not among them."""
+    stamps = [timestamp_ns(e.get("timestamp")) or 0 for e in entries]
     position = next((i for i, e in enumerate(entries) if e.get("insertId") == hit.insert_id), None)
     if position is None:
         return 0, -1
     first = last = position
-    while first > 0 and stamps[first] - stamps[first - 1] <= JOIN:
+    while first > 0 and stamps[first] - stamps[first - 1] <= JOIN_NS:
         first -= 1
-    while last + 1 < len(entries) and stamps[last + 1] - stamps[last] <= JOIN:
+    while last + 1 < len(entries) and stamps[last + 1] - stamps[last] <= JOIN_NS:
         last += 1
     return first, last
 

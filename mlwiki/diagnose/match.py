@@ -305,29 +305,45 @@ def node_pool(node: str) -> Optional[str]:
 
 
 def match_rows(
-    symptoms: Iterable[Symptom], entries: Iterable[dict[str, Any]], workload: Optional[str] = None
+    symptoms: Iterable[Symptom],
+    entries: Iterable[Union[EntryFacts, dict[str, Any]]],
+    workload: Optional[str] = None,
+    store: Optional[EntryStore] = None,
 ) -> tuple[list[dict[str, Any]], list[str]]:
     """The matcher's rows (`mlwiki match`, the MCP server's `match_logs`) and signature problems.
 
-    One row per entry × symptom matched, about `workload` when given, in time order.
-    """
+    One row per hit (an entry's, or a written record's) × symptom, about `workload` when given, in
+    time order. With the `store` the entries end up in, the hits are the diagnosis' own: each
+    written record that spans entries matched once, as `mlwiki.diagnose.continuation` reads them
+    (its row cites the decisive line, says how many entries the record holds, with its first and
+    last, and quotes the lines around it)."""
+    from mlwiki.diagnose.continuation import read_records  # it builds on this module
+
     scan = Scan(SignatureSet(symptoms), Topology(workload))
     scan.add_all(entries)
     scan.finish()
+    if store is not None:
+        read_records(scan, store)
     hits = sorted(scan.relevant_hits(), key=lambda h: (h.time, h.insert_id, h.symptom))
-    rows = [
-        {
-            "insertId": hit.insert_id,
-            "timestamp": hit.timestamp,
-            "symptom": hit.symptom,
-            "role": hit.role,
-            "layer": hit.layer,
-            "host": hit.host,
-            "pod": hit.pod,
-            "field": hit.field,
-            "captures": hit.captures,
-            "quote": hit.quote,
-        }
-        for hit in hits
-    ]
-    return rows, list(scan.signatures.problems)
+    return [_row(hit) for hit in hits], list(scan.signatures.problems)
+
+
+def _row(hit: Hit) -> dict[str, Any]:
+    """One row of `match_rows`."""
+    row: dict[str, Any] = {
+        "insertId": hit.insert_id,
+        "timestamp": hit.timestamp,
+        "symptom": hit.symptom,
+        "role": hit.role,
+        "layer": hit.layer,
+        "host": hit.host,
+        "pod": hit.pod,
+        "field": hit.field,
+        "captures": hit.captures,
+        "quote": hit.quote,
+    }
+    if hit.record:  # a record of several entries: its size and ends, the lines around the quote
+        first, last = hit.record[0], hit.record[-1]
+        row["record"] = {"entries": len(hit.record), "first": first, "last": last}
+        row["excerpt"] = hit.excerpt
+    return row

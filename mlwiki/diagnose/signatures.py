@@ -15,6 +15,11 @@ An entry's kind (its audit `methodName`, its event `reason`) yields to its own m
 page matches only the kind and another page of the same role matches the message text, the
 message names the cause — a system event recorded as `compute.instances.preempted` whose status
 says "Instance terminated during Compute Engine maintenance." is host maintenance.
+
+A message text holding line breaks is matched a second time in its flowed view (every run of
+whitespace with a line break read as one space: a wrapped message as the line it was, see
+`mlwiki.diagnose.flowed`), for the pages the text as written did not match; the quote is the
+written line(s) holding the match.
 """
 
 from __future__ import annotations
@@ -25,6 +30,8 @@ from typing import Any, Optional
 
 import re2
 
+from mlwiki.diagnose.flowed import Flowed, flowed, flowed_text
+from mlwiki.diagnose.flowed import span as written_span
 from mlwiki.logs.entry import EntryFacts, facts_of, field_value, split_path
 from mlwiki.wiki import MESSAGE_FIELDS, Symptom
 
@@ -115,6 +122,9 @@ class SignatureSet:
                 self._texts.members.extend(group.members)
                 self._text_fields.extend([key] * len(group.members))
         self._texts.matcher = _compiled_set(self._texts.members, options)
+        self._match_texts = _set_match(self._texts.matcher)
+        # The fields a regular entry's texts do not answer for (read from the entry itself).
+        self._other_fields = [(k, g) for k, g in self._fields if k not in MESSAGE_FIELDS]
 
     def __len__(self) -> int:
         return sum(len(group.members) for group in self._sets.values())
@@ -136,12 +146,15 @@ class SignatureSet:
         unusual shape) would find them."""
         found: list[RawMatch] = []
         by_field: dict[str, list[RawMatch]] = {}
-        if facts.regular:
-            matcher, fields = self._texts.matcher.Match, self._text_fields
+        regular = facts.regular
+        if regular:
+            matcher, fields = self._match_texts, self._text_fields
             members, default = self._texts.members, len(self._default.members)
             for name, text in facts.texts:
                 data = text.encode()
                 indices = matcher(data)
+                if "\n" in text:  # a wrapped message: its flowed view (module docstring)
+                    self._match_flowed(name, text, indices, found, by_field)
                 if not indices:
                     continue
                 indices = sorted(indices)
@@ -156,7 +169,8 @@ class SignatureSet:
             for name, text in facts.texts:
                 found.extend(_scan_text(self._default, name, text))
         entry = facts.entry
-        for key, group in self._fields:
+        # Without a field match in the texts, only the other fields can add one.
+        for key, group in self._fields if by_field or not regular else self._other_fields:
             if key in MESSAGE_FIELDS and facts.regular:
                 found.extend(by_field.get(key, ()))  # already matched, with the texts
                 continue
@@ -169,6 +183,31 @@ class SignatureSet:
                 for text in _field_strings(value):
                     found.extend(_scan_text(group, key, text))
         return found
+
+    def _match_flowed(
+        self,
+        name: str,
+        text: str,
+        written: Optional[list[int]],
+        found: list[RawMatch],
+        by_field: dict[str, list[RawMatch]],
+    ) -> None:
+        """Add the matches of `text`'s flowed view of the message-text signatures whose pages
+        the text as written (its set's `written` indices) did not match."""
+        data = flowed_text(text).encode()
+        members, fields = self._texts.members, self._text_fields
+        known = {members[i].symptom for i in written or ()}
+        more = sorted(
+            i for i in self._texts.matcher.Match(data) or () if members[i].symptom not in known
+        )
+        if not more:
+            return
+        view = flowed(text)
+        own = [i for i in more if fields[i] is None]
+        field = [i for i in more if fields[i] == name]
+        found.extend(_matches(members, own, name, text, data, view))
+        if field:
+            by_field.setdefault(name, []).extend(_matches(members, field, name, text, data, view))
 
     def specific(self, found: list[RawMatch]) -> list[RawMatch]:
         """`found` without catch-all matches when a specific page matched the entry too, and
@@ -218,21 +257,49 @@ class SignatureSet:
             return raw.captures
         return {}
 
-    def scan_text(self, text: str, known: frozenset[str] = frozenset()) -> list[RawMatch]:
-        """Default-field signatures only, over one text (a record's joined lines, an example
-        line), as `specific` leaves them; the pages in `known` (already found in the record's
-        lines) count for `specific` but are not matched again."""
-        default = self._sets.get(DEFAULT_FIELD)
-        data = text.encode()
-        indices = default.matcher.Match(data) if default else None
+    def pages(self, text: str, field: Optional[str] = None) -> set[str]:
+        """The pages whose message-text signatures (those without a field, and those bound to
+        the message `field` the text is from) match `text` as written: one set match, no span
+        or group is read (`scan_text` reads them)."""
+        indices = self._texts.matcher.Match(text.encode())
         if not indices:
-            return []
-        members = default.members  # type: ignore[union-attr]
+            return set()
+        members, fields = self._texts.members, self._text_fields
+        return {members[i].symptom for i in indices if fields[i] is None or fields[i] == field}
+
+    def scan_text(
+        self, text: str, known: frozenset[str] = frozenset(), field: Optional[str] = None
+    ) -> list[RawMatch]:
+        """The message-text signatures (those without a field, and those bound to the message
+        `field` the text is from) over one text (a record's joined lines, an example line), as
+        `specific` leaves them; the pages in `known` (already found in the record's lines) count
+        for `specific` but are not matched again."""
+        members, fields = self._texts.members, self._text_fields
+        matcher = self._texts.matcher
+        data = text.encode()
+        indices = sorted(
+            i for i in matcher.Match(data) or () if fields[i] is None or fields[i] == field
+        )
         symptoms = {members[i].symptom for i in indices}
+        # A wrapped message: its flowed view (see the module docstring).
+        view_data = flowed_text(text).encode() if "\n" in text else b""
+        again = sorted(
+            i
+            for i in (matcher.Match(view_data) if view_data else None) or ()
+            if (fields[i] is None or fields[i] == field) and members[i].symptom not in symptoms
+        )
+        symptoms.update(members[i].symptom for i in again)
         # `specific` on message text: catch-all pages go when a specific page matched too.
         generic = self.generic if not symptoms <= self.generic else frozenset()
-        wanted = [i for i in sorted(indices) if members[i].symptom not in known | generic]
-        return list(_matches(members, wanted, "textPayload", text, data))
+        skip = known | generic
+        name = field or "textPayload"
+        written = [i for i in indices if members[i].symptom not in skip]
+        found = list(_matches(members, written, name, text, data))
+        wanted = [i for i in again if members[i].symptom not in skip]
+        if wanted:
+            view = flowed(text)
+            found.extend(_matches(members, wanted, name, text, view_data, view))
+        return found
 
 
 def _field_strings(value: Any) -> Iterator[str]:
@@ -244,6 +311,14 @@ def _field_strings(value: Any) -> Iterator[str]:
         for item in value:
             if isinstance(item, str):
                 yield item
+
+
+def _set_match(matcher: Any) -> Any:
+    """The set's match function, called for every text of every entry: the C-level one that
+    google-re2's Python wrapper calls (its result: a possibly empty list) when the wrapper has
+    one, without the wrapper's frame; else the wrapper's (None when nothing matched)."""
+    inner = getattr(matcher, "_set", None)
+    return getattr(inner, "Match", None) or matcher.Match
 
 
 def _compiled_set(members: list[CompiledSignature], options: Any) -> Any:
@@ -261,7 +336,12 @@ def _scan_text(group: _FieldSet, name: str, text: str) -> Iterator[RawMatch]:
 
 
 def _matches(
-    members: list[CompiledSignature], indices: Iterable[int], name: str, text: str, data: bytes
+    members: list[CompiledSignature],
+    indices: Iterable[int],
+    name: str,
+    text: str,
+    data: bytes,
+    view: Optional[Flowed] = None,
 ) -> Iterator[RawMatch]:
     """One match per symptom: the captures of all its signatures found in the text, merged.
 
@@ -270,9 +350,10 @@ def _matches(
     named groups of every matching signature are kept (the first value of each name wins).
     Each signature runs once, on the text's UTF-8 bytes (`data`, encoded once for all of them);
     its byte span is the text's character span when the text is ASCII, and is converted
-    otherwise.
+    otherwise. With `view`, `data` is the text's flowed view (`mlwiki.diagnose.flowed`): each
+    span is mapped back to the text as written, which the quote is cut from.
     """
-    ascii_text = text.isascii()
+    ascii_text = (view.text if view is not None else text).isascii()
     found: dict[str, list[tuple[CompiledSignature, dict[str, str], tuple[int, int]]]] = {}
     for index in indices:
         signature = members[index]
@@ -285,6 +366,8 @@ def _matches(
         start, end = match.span()
         if not ascii_text:
             start, end = len(data[:start].decode()), len(data[:end].decode())
+        if view is not None:
+            start, end = written_span(view, start, end)
         found.setdefault(signature.symptom, []).append((signature, captures, (start, end)))
     for matches in found.values():
         merged: dict[str, str] = {}

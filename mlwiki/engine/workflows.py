@@ -183,7 +183,14 @@ def _expressions(workflow: Workflow) -> Iterable[tuple[str, str, bool, int]]:
 
 
 def check_workflow(wiki: Wiki, workflow: Workflow) -> None:
-    """Authoring errors a run would hit, as one BadInput naming the file, step and expression."""
+    """Authoring errors a run would hit, as one BadInput naming the file, step and expression
+    (once per distinct workflow and actions: `mlwiki.wiki_check.check_once`)."""
+    from mlwiki.wiki_check import check_once
+
+    check_once(wiki, "run", workflow, lambda: _check_workflow(wiki, workflow))
+
+
+def _check_workflow(wiki: Wiki, workflow: Workflow) -> None:
     file = workflow.path.name
     ids = [str(step.get("id")) for step in workflow.steps]
     duplicates = sorted({i for i in ids if ids.count(i) > 1})

@@ -629,16 +629,11 @@ class _Compiler:
         if node.name == "log_id":
             wanted = node.args[0]
             assert isinstance(wanted, Literal)
-            encoded = "/logs/" + url_quote(wanted.text, safe="")
+            is_log = log_test(wanted.text)
 
             def log_id(entry: dict[str, Any]) -> bool:
                 name = entry.get("logName")
-                if type(name) is not str:
-                    return False
-                return (
-                    name.endswith(encoded)
-                    or url_unquote(name.rpartition("/logs/")[2]) == wanted.text
-                )
+                return type(name) is str and is_log(name)
 
             return log_id
         if node.name == "sample":
@@ -764,17 +759,33 @@ Clause = tuple[tuple[str, ...], str]
 class Prefilter:
     """Necessary conditions of a filter, for indexes: every match satisfies each `equals`
     item (the field at `path` equals one of the lower-cased values, case-insensitively, as the
-    language compares) and at least one clause of each `patterns` item (`FIELD=~"regex"`)."""
+    language compares), at least one clause of each `patterns` item (`FIELD=~"regex"`) and one
+    `log_id("…")` of each `logs` item (`log_test`)."""
 
     equals: tuple[tuple[tuple[str, ...], frozenset[str]], ...] = ()
     patterns: tuple[frozenset[Clause], ...] = ()
+    logs: tuple[frozenset[str], ...] = ()
+
+
+def log_test(log: str) -> Callable[[str], bool]:
+    """Whether `log_id(log)` holds for an entry, from its `logName` (a string)."""
+    encoded = "/logs/" + url_quote(log, safe="")
+
+    def is_log(log_name: str) -> bool:
+        return log_name.endswith(encoded) or url_unquote(log_name.rpartition("/logs/")[2]) == log
+
+    return is_log
 
 
 def _prefilter(node: Node) -> Prefilter:
     equals: list[tuple[tuple[str, ...], frozenset[str]]] = []
     patterns: list[frozenset[Clause]] = []
+    logs: list[frozenset[str]] = []
     for item in _flat(node, And):
         options = _flat(item, Or)
+        if all(isinstance(o, Call) and o.name == "log_id" for o in options):
+            logs.append(frozenset(o.args[0].text for o in options))  # type: ignore[attr-defined]
+            continue
         if not all(isinstance(option, Compare) for option in options):
             continue
         compares: list[Compare] = options  # type: ignore[assignment]
@@ -782,7 +793,7 @@ def _prefilter(node: Node) -> Prefilter:
             equals.append((compares[0].path, frozenset(c.value.text.lower() for c in compares)))
         elif all(c.op == "=~" for c in compares):
             patterns.append(frozenset((c.path, c.value.text) for c in compares))
-    return Prefilter(tuple(equals), tuple(patterns))
+    return Prefilter(tuple(equals), tuple(patterns), tuple(logs))
 
 
 # --- public API ---------------------------------------------------------------------------------
