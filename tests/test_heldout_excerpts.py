@@ -34,7 +34,7 @@ DATA = Path(__file__).parent / "data" / "heldout"
 LOOK_ALIKE_ROLES = {"benign", "cascade", "consequence"}
 # Root/symptom excerpts found (dev1 and dev2 after their tuning; sealed when it was added, 2026-12-01:
 # 62 of 126, where the wiki of 2026-11 found 34); raise a floor when recall improves, never lower it.
-RECALL_FLOOR = {"dev1_excerpts.jsonl": 148, "dev2_excerpts.jsonl": 109, "sealed_excerpts.jsonl": 62}
+RECALL_FLOOR = {"dev1_excerpts.jsonl": 149, "dev2_excerpts.jsonl": 109, "sealed_excerpts.jsonl": 62}
 # Look-alikes that match a root page. The sealed file's one (a cascade line that reads as a plain
 # Python exception) is measured, not tuned away; the dev files have none.
 FALSE_ALARM_CEILING = {"sealed_excerpts.jsonl": 1}
