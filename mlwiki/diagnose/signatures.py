@@ -115,6 +115,9 @@ class SignatureSet:
                 self._texts.members.extend(group.members)
                 self._text_fields.extend([key] * len(group.members))
         self._texts.matcher = _compiled_set(self._texts.members, options)
+        self._match_texts = _set_match(self._texts.matcher)
+        # The fields a regular entry's texts do not answer for (read from the entry itself).
+        self._other_fields = [(k, g) for k, g in self._fields if k not in MESSAGE_FIELDS]
 
     def __len__(self) -> int:
         return sum(len(group.members) for group in self._sets.values())
@@ -136,8 +139,9 @@ class SignatureSet:
         unusual shape) would find them."""
         found: list[RawMatch] = []
         by_field: dict[str, list[RawMatch]] = {}
-        if facts.regular:
-            matcher, fields = self._texts.matcher.Match, self._text_fields
+        regular = facts.regular
+        if regular:
+            matcher, fields = self._match_texts, self._text_fields
             members, default = self._texts.members, len(self._default.members)
             for name, text in facts.texts:
                 data = text.encode()
@@ -156,7 +160,8 @@ class SignatureSet:
             for name, text in facts.texts:
                 found.extend(_scan_text(self._default, name, text))
         entry = facts.entry
-        for key, group in self._fields:
+        # Without a field match in the texts, only the other fields can add one.
+        for key, group in self._fields if by_field or not regular else self._other_fields:
             if key in MESSAGE_FIELDS and facts.regular:
                 found.extend(by_field.get(key, ()))  # already matched, with the texts
                 continue
@@ -244,6 +249,14 @@ def _field_strings(value: Any) -> Iterator[str]:
         for item in value:
             if isinstance(item, str):
                 yield item
+
+
+def _set_match(matcher: Any) -> Any:
+    """The set's match function, called for every text of every entry: the C-level one that
+    google-re2's Python wrapper calls (its result: a possibly empty list) when the wrapper has
+    one, without the wrapper's frame; else the wrapper's (None when nothing matched)."""
+    inner = getattr(matcher, "_set", None)
+    return getattr(inner, "Match", None) or matcher.Match
 
 
 def _compiled_set(members: list[CompiledSignature], options: Any) -> Any:

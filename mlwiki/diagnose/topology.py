@@ -20,7 +20,7 @@ from typing import Any, Optional
 
 from mlwiki.diagnose.instants import Instants, Slots
 from mlwiki.diagnose.progress import Progress
-from mlwiki.logs.entry import NODE_LABEL, EntryFacts
+from mlwiki.logs.entry import NODE_LABEL, EntryFacts, Stream
 from mlwiki.logs.workload import owned_by
 
 _LABEL_PREFIXES = ("k8s-pod/jobset_sigs_k8s_io/", "k8s-pod/jobset.sigs.k8s.io/")
@@ -101,6 +101,10 @@ class Topology:
     unschedulable: Instants = field(default_factory=Instants)
     _finished: bool = False
     _index: Optional[PodIndex] = None  # lookups over the pods, rebuilt after any change
+    # Each stream's pod of the workload and node (see `_place`), learned once per stream.
+    _places: dict[Stream, tuple[Optional[PodInfo], Optional[NodeInfo]]] = field(
+        default_factory=dict, repr=False
+    )
 
     # ---- the pass ---------------------------------------------------------------------------
 
@@ -117,9 +121,15 @@ class Topology:
         is_container = resource_type == "k8s_container"
         labels = facts.labels
         pod = facts.pod
-        mine = bool(pod) and self.belongs(pod, labels)  # type: ignore[arg-type]
-        if mine:
-            info = self.pods.get(pod) or self._pod(pod)  # type: ignore[arg-type]
+        stream = facts.stream
+        named = pod is stream.pod and facts.host is stream.host  # neither read from the payload
+        place = self._places.get(stream) if named else None
+        if place is None:
+            place = self._place(facts, is_container)
+            if named:
+                self._places[stream] = place
+        info, node_info = place
+        if info is not None:
             if when < info.first:
                 info.first = when
             if when > info.last:
@@ -140,9 +150,7 @@ class Topology:
                     self._labels(info, labels)
                     info.labels_read = len(labels)
         payload = facts.payload
-        host = facts.host
-        if host and (is_container or resource_type in ("k8s_node", "gce_instance")):
-            node_info = self.nodes.get(host) or self.nodes.setdefault(host, NodeInfo(host))
+        if node_info is not None:
             if when < node_info.first:
                 node_info.first = when
             if when > node_info.last:
@@ -163,12 +171,29 @@ class Topology:
             source_host = source.get("host") if isinstance(source, dict) else None
             if pod in self.pods and not self.pods[pod].node and isinstance(source_host, str):
                 self.pods[pod].node = source_host
+        return info is not None
+
+    def _place(
+        self, facts: EntryFacts, is_container: bool
+    ) -> tuple[Optional[PodInfo], Optional[NodeInfo]]:
+        """Which of the workload's pods (when it is one of them) and which node an entry is
+        about, and the other JobSets its labels name: all of it follows from the pod, the host
+        and the labels, so when the entry's stream names its pod and host (`Stream`) it is
+        learned once per stream (`_places`, emptied by `finish`, which may drop pods)."""
+        labels = facts.labels
+        pod = facts.pod
+        mine = bool(pod) and self.belongs(pod, labels)  # type: ignore[arg-type]
+        info = (self.pods.get(pod) or self._pod(pod)) if mine else None  # type: ignore[arg-type]
+        host = facts.host
+        node_info = None
+        if host and (is_container or facts.resource_type in ("k8s_node", "gce_instance")):
+            node_info = self.nodes.get(host) or self.nodes.setdefault(host, NodeInfo(host))
         if not mine or self.workload is None:  # a pod of the workload names no other JobSet
             for key in _JOBSET_NAME_KEYS:
                 name = labels.get(key)
                 if name and name != self.workload:
                     self.other_workloads.add(str(name))
-        return mine
+        return info, node_info
 
     def _note_scale_up(self, decision: Any) -> None:
         scale_up = decision.get("scaleUp") if isinstance(decision, dict) else None
@@ -284,6 +309,7 @@ class Topology:
         if self._finished:
             return
         self._finished = True
+        self._places.clear()
         for longer in self.longer_names():  # pods known only by name, of a longer-named workload
             for name in [n for n in self.pods if n.startswith(longer + "-")]:
                 del self.pods[name]

@@ -8,9 +8,11 @@ entry boundaries without decoding the text in Python:
 - a JSON array written with indentation (what gcloud and `json.dumps(indent=…)` write): an entry
   opened by `{` after a newline and some indentation ends at the first `}` after a newline and
   the same indentation (nested objects are indented deeper, strings hold no raw newline).
-Each entry's bytes are decoded on their own by orjson, its timestamp parsed once, and its byte
-offset kept (`RawEntry.offset`), so the entry store can keep an offset into the file instead of
-a copy. Anything else (a minified array, an entry that does not decode where the layout says it
+Each entry's bytes are decoded on their own by orjson, its timestamp parsed once, its stream
+looked up (`mlwiki.logs.entry.stream_of`: the resource and labels of a stream already seen of
+the usual shape are not checked again) and its byte offset kept (`RawEntry`'s third item), so
+the entry store can keep an offset into the file instead of a copy; for the diagnosis'
+pass (`iter_facts`) the splitter makes each entry's `EntryFacts` itself. Anything else (a minified array, an entry that does not decode where the layout says it
 ends) is read from that point on by a streaming JSON decoder over the text, which also names
 the line of a syntax error. Memory stays at one chunk plus one entry whatever the file size.
 
@@ -36,7 +38,7 @@ import orjson
 
 from mlwiki.errors import BadInput
 from mlwiki.logs import limits
-from mlwiki.logs.entry import EntryFacts
+from mlwiki.logs.entry import EntryFacts, Stream, stream_of
 from mlwiki.logs.report import SourceReport
 from mlwiki.logs.store import EntryStore
 from mlwiki.timewindow import Window, parse_timestamp_ns, timestamp_ns
@@ -101,19 +103,22 @@ def iter_facts(path: Union[Path, str], store: EntryStore) -> Iterator[EntryFacts
     """The facts of every entry of the bundle at `path`, each file registered with `store` so
     that it can keep the entries of plain files as offsets."""
     for file in bundle_files(Path(path)):
-        number = store.register_file(file)
-        for entry, instant, offset, length in iter_raw(file):
-            location = (number, offset, length) if offset is not None else None
-            yield EntryFacts(entry, instant, location)
+        yield from _read(file, store.register_file(file))
 
 
 def iter_raw(path: Path) -> Iterator[RawEntry]:
     """The checked entries of one bundle file (see the module docstring)."""
+    return _read(path, None)
+
+
+def _read(path: Path, number: Optional[int]) -> Iterator[Any]:
+    """The checked entries of one bundle file: `RawEntry`s, or the `EntryFacts` of file
+    `number` of a store (made by the splitter itself: one step less for every entry)."""
     try:
         with limits.open_log(path) as stream:
             # A plain file's bytes can be read again by offset; a gunzipped stream's cannot.
             seekable = isinstance(getattr(stream, "raw", None), io.FileIO)
-            yield from _Splitter(stream, path, seekable=seekable).entries()
+            yield from _Splitter(stream, path, seekable=seekable, number=number).entries()
     except UnicodeDecodeError as error:
         raise BadInput(f"{path}: not valid UTF-8 ({error.reason})") from None
     except (OSError, EOFError, zlib.error) as error:
@@ -124,12 +129,16 @@ class _Splitter:
     """Splits one file's bytes at entry boundaries (module docstring) and decodes each entry.
 
     `buffer[position:]` is what is left to read; `base` is the file offset of `buffer[0]` and
-    `line` the line number at `buffer[mark]` (newlines are counted once, moving forward)."""
+    `line` the line number at `buffer[mark]` (newlines are counted once, moving forward). It
+    yields `RawEntry`s, or `EntryFacts` located in the store's file `number` when given."""
 
-    def __init__(self, stream: IO[bytes], path: Path, *, seekable: bool) -> None:
+    def __init__(
+        self, stream: IO[bytes], path: Path, *, seekable: bool, number: Optional[int] = None
+    ) -> None:
         self.stream = stream
         self.path = path
         self.seekable = seekable
+        self.number = number
         self.buffer = b""
         self.base = 0
         self.mark = 0
@@ -177,21 +186,35 @@ class _Splitter:
 
     # ---- entries --------------------------------------------------------------------------
 
-    def _decode(self, start: int, end: int) -> RawEntry:
-        """The checked entry in `buffer[start:end]`; orjson's JSONDecodeError when orjson cannot
-        read it (the streaming decoder then reads on from there and names the problem)."""
+    def _decode(self, start: int, end: int) -> Any:
+        """The checked entry in `buffer[start:end]` (see the class docstring); orjson's
+        JSONDecodeError when orjson cannot read it (the streaming decoder then reads on from
+        there and names the problem). The entry's stream is looked up first: a stream already
+        seen of the usual shape stands for that part of the check."""
         raw = self.buffer[start:end]
         entry = orjson.loads(raw)
-        stamp = entry.get("timestamp") if type(entry) is dict else None
-        instant = parse_timestamp_ns(stamp) if type(stamp) is str else None
+        if type(entry) is dict:
+            stamp = entry.get("timestamp")
+            instant = parse_timestamp_ns(stamp) if type(stamp) is str else None
+            stream: Optional[Stream] = stream_of(entry)
+        else:
+            instant = stream = None
         problem = limits.entry_problem(
-            entry, raw, timestamp_read=instant is not None, unicode_checked=True
+            entry,
+            raw,
+            timestamp_read=instant is not None,
+            unicode_checked=True,
+            stream_checked=stream is not None and stream.usual,
         )
         if problem:
             raise BadInput(f"{self.path}:{self.line_at(start)}: {problem}")
-        return entry, instant, self.base + start if self.seekable else None, end - start  # type: ignore[return-value]
+        offset = self.base + start if self.seekable else None
+        if self.number is None:
+            return entry, instant, offset, end - start
+        location = None if offset is None else (self.number, offset, end - start)
+        return EntryFacts(entry, instant, location, stream)  # type: ignore[arg-type]
 
-    def entries(self) -> Iterator[RawEntry]:
+    def entries(self) -> Iterator[Any]:
         position = self._skip_space(0)
         if self.buffer.startswith(_UTF8_BOM, position):
             position = self._skip_space(position + len(_UTF8_BOM))
@@ -202,7 +225,7 @@ class _Splitter:
         else:
             yield from self._lines(position)
 
-    def _lines(self, position: int) -> Iterator[RawEntry]:
+    def _lines(self, position: int) -> Iterator[Any]:
         """JSONL: one entry per line; blank lines are skipped."""
         searched = position
         while True:
@@ -229,7 +252,7 @@ class _Splitter:
                 return
             position = searched = end + 1
 
-    def _array(self, position: int) -> Iterator[RawEntry]:
+    def _array(self, position: int) -> Iterator[Any]:
         """`[obj, obj, …]`: indented entries split by layout, the rest by a streaming decoder."""
         expect_value, seen = True, False
         indent: Optional[bytes] = None
@@ -272,7 +295,7 @@ class _Splitter:
         indent = self.buffer[newline + 1 : position]
         return indent if _INDENT.fullmatch(indent) else None
 
-    def _indented(self, position: int, indent: bytes) -> Iterator[RawEntry]:
+    def _indented(self, position: int, indent: bytes) -> Iterator[Any]:
         """The entries laid out with `indent` from the `{` at `position` on, while they follow
         one another as `},\n<indent>{`. Then `_resume` is where `_array` goes on: after the
         last entry, or -1 - the start of one that does not end where the layout says."""
@@ -308,7 +331,7 @@ class _Splitter:
                 return
             position = end + len(follows) - 1
 
-    def _streamed(self, position: int, *, lines: bool) -> Iterator[RawEntry]:
+    def _streamed(self, position: int, *, lines: bool) -> Iterator[Any]:
         """The rest of the file from `position` (an entry's start), decoded from its text:
         JSONL lines, or the rest of an array with a value expected first."""
         line = self.line_at(position)
@@ -318,7 +341,8 @@ class _Splitter:
             _iter_lines(text, self.path, "", line) if lines else _iter_array(text, self.path, line)
         )
         for entry in decoded:
-            yield entry, timestamp_ns(entry["timestamp"]), None, 0  # type: ignore[misc]
+            instant = timestamp_ns(entry["timestamp"])
+            yield (entry, instant, None, 0) if self.number is None else EntryFacts(entry, instant)  # type: ignore[arg-type]
 
 
 class _Prefixed(io.RawIOBase):

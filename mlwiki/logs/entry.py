@@ -2,6 +2,11 @@
 
 Entries are plain dicts in Cloud Logging's JSON form, whether they came from the API or a bundle,
 so that a bundle is diagnosed exactly like the same entries served by Cloud Logging.
+
+The single pass reads each entry once (`EntryFacts`), and what an entry shares with the other
+entries of its stream — its `logName`, `resource` and `labels`, and the host and pod they name —
+once per stream (`Stream`, `stream_of`): a container's thousands of lines carry the same dozen
+labels. A stream is found by those raw values and checked equal to them, never guessed.
 """
 
 from __future__ import annotations
@@ -223,14 +228,122 @@ def field_value(entry: dict[str, Any], parts: list[str]) -> tuple[bool, Any]:
     return value is None or (type(value) is str and bool(value)), value
 
 
+# Streams: the resource and labels of an entry are its stream's (one container of one pod, one
+# node's kubelet, …), repeated by every entry of the stream. `stream_of` reads them once per
+# distinct stream, keyed by the raw values of `logName`, `resource` and the node label, and
+# checked equal to the stream's own objects, so that two streams are never taken for one.
+MAX_STREAMS = 1 << 14  # cached streams (a file of endless distinct ones stays bounded)
+_RESOURCE_KEYS = frozenset({"type", "labels"})
+_ONLY_STRINGS = frozenset({str})
+_STREAMS: dict[tuple[Any, ...], Stream] = {}
+
+
+class Stream:
+    """What every entry of one stream shares, read from its `logName`, `resource` and `labels`:
+    the resource type and labels, the host and pod when the labels name them (None: the entry's
+    own payload may, see `entry_host` and `entry_pod`), and whether those fields have a shape
+    the store's indexes answer for (`regular`). `usual` says that the resource and the labels
+    also have the usual shape `mlwiki.logs.limits` checks for (string maps): only such streams
+    are cached, so a cached stream stands for that part of the check."""
+
+    __slots__ = (
+        "host",
+        "labels",
+        "log_name",
+        "pod",
+        "raw_labels",
+        "raw_resource",
+        "regular",
+        "resource_labels",
+        "resource_type",
+        "usual",
+    )
+
+    def __init__(self, log_name: Any, resource: Any, labels: Any) -> None:
+        self.raw_resource, self.raw_labels = resource, labels
+        self.log_name: str = log_name if type(log_name) is str else ""
+        regular = True
+        usual = log_name is None or type(log_name) is str
+        if type(resource) is not dict:
+            regular = resource is None
+            usual = usual and regular
+            resource = {}
+        elif not _RESOURCE_KEYS.issuperset(resource):
+            usual = False  # a MonitoredResource has only these: cache only what compares cheaply
+        resource_type = resource.get("type")
+        self.resource_type: str = resource_type if type(resource_type) is str else ""
+        usual = usual and (resource_type is None or type(resource_type) is str)
+        resource_labels = resource.get("labels")
+        if type(resource_labels) is not dict:
+            regular = regular and resource_labels is None
+            usual = usual and resource_labels is None
+            resource_labels = {}
+        else:
+            usual = usual and _ONLY_STRINGS.issuperset(map(type, resource_labels.values()))
+        self.resource_labels: dict[str, Any] = resource_labels
+        if type(labels) is not dict:
+            regular = regular and labels is None
+            usual = usual and labels is None
+            labels = {}
+        else:
+            usual = usual and _ONLY_STRINGS.issuperset(map(type, labels.values()))
+        self.labels: dict[str, Any] = labels
+        # The store answers equalities on these from the entry's host and pod (entry_host,
+        # entry_pod): only when they are plain strings that nothing else overrides.
+        pod_name = resource_labels.get("pod_name")
+        node_label = labels.get(NODE_LABEL)
+        node_name = resource_labels.get("node_name")
+        if (
+            (pod_name is not None and (type(pod_name) is not str or not pod_name))
+            or (node_label is not None and (type(node_label) is not str or not node_label))
+            or (node_name is not None and (type(node_name) is not str or not node_name))
+            or (node_label is not None and node_name is not None and node_label != node_name)
+        ):
+            regular = False
+        self.regular = regular
+        self.usual = usual
+        # entry_host and entry_pod's first (and by far most common) sources.
+        self.host: Optional[str] = (
+            str(node_label) if node_label else str(node_name) if node_name else None
+        )
+        self.pod: Optional[str] = str(pod_name) if pod_name else None
+
+
+def stream_of(entry: dict[str, Any]) -> Stream:
+    """The stream of `entry` (a dict of any shape: nothing here raises), cached when usual."""
+    log_name = entry.get("logName")
+    resource = entry.get("resource")
+    labels = entry.get("labels")
+    values = resource.get("labels") if type(resource) is dict else None
+    try:
+        key = (
+            log_name,
+            resource.get("type") if type(resource) is dict else None,
+            *(values.values() if type(values) is dict else ()),
+            labels.get(NODE_LABEL) if type(labels) is dict else None,
+        )
+        stream = _STREAMS.get(key)
+    except TypeError:  # a value that cannot be a key (a list…): not of the usual shape anyway
+        return Stream(log_name, resource, labels)
+    # A cached stream's objects are flat string maps: comparing never recurses into the entry.
+    if stream is not None and stream.raw_resource == resource and stream.raw_labels == labels:
+        return stream
+    stream = Stream(log_name, resource, labels)
+    if stream.usual:
+        if len(_STREAMS) >= MAX_STREAMS:
+            _STREAMS.clear()
+        _STREAMS[key] = stream
+    return stream
+
+
 class EntryFacts:
     """What the diagnosis' single pass reads from one entry, read once: its instant (parsed
-    once), identity, resource, host, pod, message texts (shared by the signature scan, the
-    topology and the step-line tracker) and where its bytes are, so the store can keep an
-    offset instead of a copy.
+    once), identity, stream (resource, host, pod: read once per stream, see `Stream`), message
+    texts (shared by the signature scan, the topology and the step-line tracker) and where its
+    bytes are, so the store can keep an offset instead of a copy.
 
     `regular` is False when a field an index answers for has an unusual shape (see
-    `plain_field`, autoscaler payloads, non-string labels): queries then read such an entry in
+    `field_value`, autoscaler payloads, non-string labels): queries then read such an entry in
     full instead of trusting the indexes. `index` is the entry's position in its `EntryStore`.
     """
 
@@ -250,6 +363,7 @@ class EntryFacts:
         "resource_labels",
         "resource_type",
         "severity",
+        "stream",
         "texts",
         "time",
         "timestamp",
@@ -260,6 +374,7 @@ class EntryFacts:
         entry: dict[str, Any],
         instant: int,
         location: Optional[tuple[int, int, int]] = None,
+        stream: Optional[Stream] = None,
     ) -> None:
         self.entry = entry
         self.instant = instant
@@ -271,39 +386,16 @@ class EntryFacts:
         if type(given) is not str or not given:
             given = entry["insertId"] = synthetic_insert_id(entry)
         self.insert_id: str = given
-        log_name = entry.get("logName")
-        self.log_name: str = log_name if type(log_name) is str else ""
+        if stream is None:
+            stream = stream_of(entry)
+        self.stream = stream
+        self.log_name: str = stream.log_name
+        self.resource_type: str = stream.resource_type
+        self.resource_labels: dict[str, Any] = stream.resource_labels
+        self.labels: dict[str, Any] = stream.labels
         severity = entry.get("severity")
         self.severity: str = severity if type(severity) is str and severity else "DEFAULT"
-        regular = True
-        resource = entry.get("resource")
-        if type(resource) is not dict:
-            regular = resource is None
-            resource = {}
-        resource_type = resource.get("type")
-        self.resource_type: str = resource_type if type(resource_type) is str else ""
-        resource_labels = resource.get("labels")
-        if type(resource_labels) is not dict:
-            regular = regular and resource_labels is None
-            resource_labels = {}
-        self.resource_labels: dict[str, Any] = resource_labels
-        labels = entry.get("labels")
-        if type(labels) is not dict:
-            regular = regular and labels is None
-            labels = {}
-        self.labels: dict[str, Any] = labels
-        # The store answers equalities on these from the entry's host and pod (entry_host,
-        # entry_pod): only when they are plain strings that nothing else overrides.
-        pod_name = resource_labels.get("pod_name")
-        node_label = labels.get(NODE_LABEL)
-        node_name = resource_labels.get("node_name")
-        if (
-            (pod_name is not None and (type(pod_name) is not str or not pod_name))
-            or (node_label is not None and (type(node_label) is not str or not node_label))
-            or (node_name is not None and (type(node_name) is not str or not node_name))
-            or (node_label is not None and node_name is not None and node_label != node_name)
-        ):
-            regular = False
+        regular = stream.regular
         payload = entry.get("jsonPayload")
         if type(payload) is not dict:
             regular = regular and payload is None
@@ -358,17 +450,10 @@ class EntryFacts:
             if type(text) is not str:
                 text = None
         self.message: Optional[str] = text
-        # entry_host and entry_pod, with their first (and by far most common) sources read.
-        self.host: Optional[str] = (
-            str(node_label) if node_label else str(node_name) if node_name else entry_host(entry)
-        )
-        self.pod: Optional[str] = str(pod_name) if pod_name else entry_pod(entry)
-
-    @property
-    def stream(self) -> tuple[Optional[str], Optional[str], str]:
-        """The stream a container line belongs to: (pod, container, logName)."""
-        container = self.resource_labels.get("container_name")
-        return (self.pod, container if type(container) is str else None, self.log_name)
+        host = stream.host
+        self.host: Optional[str] = host if host is not None else entry_host(entry)
+        pod = stream.pod
+        self.pod: Optional[str] = pod if pod is not None else entry_pod(entry)
 
 
 def facts_of(

@@ -12,11 +12,12 @@ memory or time, and the shape a LogEntry must have. One small place every reader
   in the supported range (see `mlwiki.timewindow`), and its text is valid Unicode (no lone
   surrogates from `\\ud800` escapes). The check costs little per entry: the usual shape (every
   checked field of exactly its usual type) is recognised at once and only an unusual entry is
-  checked field by field, to name its problem; nesting is looked at only when the entry's text
-  holds more than `MAX_DEPTH` brackets, surrogates only when it holds a `\\u` escape and its
-  decoder accepts lone ones (orjson, the fast split's decoder, refuses them). Payload contents
-  (`jsonPayload`, `protoPayload`) are free form, as in Cloud Logging, and readers of them must
-  cope with any JSON.
+  checked field by field, to name its problem (a reader may say that the resource and labels are
+  a stream's already checked: `entry_problem`'s `stream_checked`); nesting is looked at only
+  when the entry's text holds more than `MAX_DEPTH` brackets, surrogates only when it holds a
+  `\\u` escape and its decoder accepts lone ones (orjson, the fast split's decoder, refuses
+  them). Payload contents (`jsonPayload`, `protoPayload`) are free form, as in Cloud Logging,
+  and readers of them must cope with any JSON.
 - `decode_errors`: the exceptions a JSON decoder raises on bad input (deep nesting, integers too
   long to convert, …), for readers to turn into `BadInput` with the file and line.
 Every problem is a `BadInput` naming the file, line and field.
@@ -133,15 +134,19 @@ def entry_problem(
     *,
     timestamp_read: bool = False,
     unicode_checked: bool = False,
+    stream_checked: bool = False,
 ) -> Optional[str]:
     """What `check_entry` would say is wrong with `entry` (without the place), or None: for a
     reader that names the place only when there is a problem. `timestamp_read` says the
     caller has already parsed the timestamp (an RFC 3339 instant in range), so it is not
     parsed twice; `unicode_checked` that its decoder refuses lone surrogates (orjson does), so
-    the text is not searched for them again."""
+    the text is not searched for them again; `stream_checked` that its `resource` and `labels`
+    are those of an entry already found of the usual shape (`mlwiki.logs.entry.Stream.usual`:
+    they are compared equal, and a string equals only a string), so they are not looked at
+    again."""
     if not isinstance(entry, dict):
         return "a log entry must be a JSON object"
-    if timestamp_read and _usual_shape(entry):
+    if timestamp_read and _usual_shape(entry, stream_checked):
         return _raw_problem(entry, raw, unicode_checked)
     return _field_problem(entry, raw, timestamp_read)
 
@@ -157,16 +162,19 @@ _TYPED_FIELDS = frozenset(_USUAL_TYPES)
 _ONLY_STRINGS = frozenset({str})
 
 
-def _usual_shape(entry: dict[str, Any]) -> bool:
+def _usual_shape(entry: dict[str, Any], stream_checked: bool = False) -> bool:
     """Whether every field `_field_problem` checks has exactly its usual type: True for almost
-    every entry, cheaply (one set intersection, C-level type sets for the string maps); False
-    sends the entry to `_field_problem`, which names the first problem in a fixed order."""
+    every entry, cheaply (one set intersection, C-level type sets for the string maps, which
+    `stream_checked` skips: see `entry_problem`); False sends the entry to `_field_problem`,
+    which names the first problem in a fixed order."""
     for name in _TYPED_FIELDS.intersection(entry):
         if type(entry[name]) is not _USUAL_TYPES[name]:
             return False
     severity = entry.get("severity")
     if severity is not None and type(severity) is not str and type(severity) is not int:
         return False
+    if stream_checked:
+        return True
     resource = entry.get("resource")
     if resource is not None:
         kind = resource.get("type")

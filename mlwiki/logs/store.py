@@ -39,6 +39,7 @@ from mlwiki.logs.entry import (
     NODE_LABEL,
     SYNTHETIC_ID_PREFIX,
     EntryFacts,
+    Stream,
     facts_of,
     synthetic_insert_id,
 )
@@ -101,6 +102,7 @@ class EntryStore:
         # distinct combination (a container stream is one), whatever the entry count.
         self._sources: list[Source] = []
         self._source_of: dict[Source, Source] = {}
+        self._stream_source: dict[Stream, Source] = {}  # when the stream names host and pod
         self._by_id: dict[str, Union[int, list[int]]] = {}  # insertId → index(es), to dedupe
         self._order: Optional[list[int]] = None
         self._sorted_times: list[int] = []
@@ -165,11 +167,17 @@ class EntryStore:
             self._lengths.append(0)
         self._times.append(instant)
         self._ids.append(insert_id)
-        source = (facts.resource_type, facts.host or None, facts.pod or None, log_name)
-        shared = self._source_of.get(source)
+        stream = facts.stream
+        named = facts.host is stream.host and facts.pod is stream.pod  # not from the payload
+        shared = self._stream_source.get(stream) if named else None
         if shared is None:
-            kind = source[0].lower() or None
-            shared = self._source_of[source] = (kind, *source[1:])
+            source = (facts.resource_type, facts.host or None, facts.pod or None, log_name)
+            shared = self._source_of.get(source)
+            if shared is None:
+                kind = source[0].lower() or None
+                shared = self._source_of[source] = (kind, *source[1:])
+            if named:
+                self._stream_source[stream] = shared
         self._sources.append(shared)
         self._unread.add(index)
         if not facts.regular:
