@@ -14,10 +14,11 @@ memory or time, and the shape a LogEntry must have. One small place every reader
   checked field of exactly its usual type) is recognised at once and only an unusual entry is
   checked field by field, to name its problem (a reader may say that the resource and labels are
   a stream's already checked: `entry_problem`'s `stream_checked`); nesting is looked at only
-  when the entry's text holds more than `MAX_DEPTH` brackets, surrogates only when it holds a
-  `\\u` escape and its decoder accepts lone ones (orjson, the fast split's decoder, refuses
-  them). Payload contents (`jsonPayload`, `protoPayload`) are free form, as in Cloud Logging,
-  and readers of them must cope with any JSON.
+  when the entry's text holds more than `MAX_DEPTH` brackets (and not at all in an entry of only
+  strings and a checked stream's string maps), surrogates only when it holds a `\\u` escape and
+  its decoder accepts lone ones (orjson, the fast split's decoder, refuses them). Payload
+  contents (`jsonPayload`, `protoPayload`) are free form, as in Cloud Logging, and readers of
+  them must cope with any JSON.
 - `decode_errors`: the exceptions a JSON decoder raises on bad input (deep nesting, integers too
   long to convert, …), for readers to turn into `BadInput` with the file and line.
 Every problem is a `BadInput` naming the file, line and field.
@@ -147,6 +148,8 @@ def entry_problem(
     if not isinstance(entry, dict):
         return "a log entry must be a JSON object"
     if timestamp_read and _usual_shape(entry, stream_checked):
+        if stream_checked and unicode_checked and _FLAT_FIELDS.issuperset(entry):
+            return None  # strings and string maps only: nothing nests, nothing is unchecked
         return _raw_problem(entry, raw, unicode_checked)
     return _field_problem(entry, raw, timestamp_read)
 
@@ -160,19 +163,31 @@ _USUAL_TYPES: dict[str, type] = {
 }
 _TYPED_FIELDS = frozenset(_USUAL_TYPES)
 _ONLY_STRINGS = frozenset({str})
+# An entry of only these fields, its resource and labels string maps (`stream_checked`), nests
+# three levels deep at most: its text need not be searched for brackets.
+_FLAT_FIELDS = frozenset({*_STRING_FIELDS, "textPayload", "severity", "resource", "labels"})
+# The layouts (field names in order, the type of each value) of entries whose fields were found
+# of the usual types: the same layout has the same types, whatever the values.
+_USUAL_LAYOUTS: set[tuple[tuple[str, ...], tuple[type, ...]]] = set()
+MAX_LAYOUTS = 4096
 
 
 def _usual_shape(entry: dict[str, Any], stream_checked: bool = False) -> bool:
     """Whether every field `_field_problem` checks has exactly its usual type: True for almost
-    every entry, cheaply (one set intersection, C-level type sets for the string maps, which
-    `stream_checked` skips: see `entry_problem`); False sends the entry to `_field_problem`,
-    which names the first problem in a fixed order."""
-    for name in _TYPED_FIELDS.intersection(entry):
-        if type(entry[name]) is not _USUAL_TYPES[name]:
+    every entry, cheaply (a layout seen before, else one set intersection; C-level type sets
+    for the string maps, which `stream_checked` skips: see `entry_problem`); False sends the
+    entry to `_field_problem`, which names the first problem in a fixed order."""
+    layout = (tuple(entry), tuple(map(type, entry.values())))
+    if layout not in _USUAL_LAYOUTS:
+        for name in _TYPED_FIELDS.intersection(entry):
+            if type(entry[name]) is not _USUAL_TYPES[name]:
+                return False
+        severity = entry.get("severity")
+        if severity is not None and type(severity) is not str and type(severity) is not int:
             return False
-    severity = entry.get("severity")
-    if severity is not None and type(severity) is not str and type(severity) is not int:
-        return False
+        if len(_USUAL_LAYOUTS) >= MAX_LAYOUTS:
+            _USUAL_LAYOUTS.clear()
+        _USUAL_LAYOUTS.add(layout)
     if stream_checked:
         return True
     resource = entry.get("resource")
