@@ -232,7 +232,7 @@ def field_value(entry: dict[str, Any], parts: list[str]) -> tuple[bool, Any]:
 # node's kubelet, …), repeated by every entry of the stream. `stream_of` reads them once per
 # distinct stream, keyed by the raw values of `logName`, `resource` and the node label, and
 # checked equal to the stream's own objects, so that two streams are never taken for one.
-MAX_STREAMS = 1 << 14  # cached streams (a file of endless distinct ones stays bounded)
+MAX_STREAMS = 1 << 13  # cached streams: a file of endless distinct ones stays bounded (~16 MB)
 _RESOURCE_KEYS = frozenset({"type", "labels"})
 _ONLY_STRINGS = frozenset({str})
 _STREAMS: dict[tuple[Any, ...], Stream] = {}
