@@ -4,7 +4,10 @@ Matching an entry costs one `re2.Set.Match` per message text the entry has (what
 of signatures: the default signatures and those bound to a message field share one set), plus one
 per other signature field the entry has; only the signatures the set reports are then re-run on
 their own, to learn the span (for the quote) and the named groups (`task`, `host`, `pod`,
-`slice`, `job`: what a cascade points to).
+`slice`, `job`: what a cascade points to). A signature without named groups found in a text of
+one line is not re-run: the quote is that whole line whatever the span. What to do with each
+answer of the set (which signatures to re-run, which symptoms it names) is worked out once per
+kind of answer, as a noisy run's thousands of matching lines are found by a few signatures.
 
 A catch-all page (`generic: true` in its frontmatter: an uncaught exception, a fatal abort) says
 only that something failed; when a more specific page matches the same entry, that page names the
@@ -40,6 +43,7 @@ DEFAULT_FIELD = ""  # the entry's message text fields (see `entry_texts`)
 # happened to this instance: the entry's own message says that (see the module docstring).
 KIND_FIELDS = frozenset({"protoPayload.methodName", "jsonPayload.reason"})
 MAX_QUOTE = 2000  # characters; a longer matching line is cut around the match
+MAX_PLANS = 4096  # distinct (field, signatures found) pairs remembered by a set
 
 
 @dataclass(frozen=True)
@@ -53,7 +57,7 @@ class CompiledSignature:
     named: bool = False  # it has named groups (what a match captures)
 
 
-@dataclass(frozen=True)
+@dataclass
 class RawMatch:
     """One signature found in one field of one entry."""
 
@@ -67,8 +71,17 @@ class RawMatch:
 @dataclass
 class _FieldSet:
     path: list[str]
-    matcher: Any = None  # re2.Set
+    options: Any  # re2.Options
     members: list[CompiledSignature] = field(default_factory=list)
+    _matcher: Any = None  # re2.Set
+
+    @property
+    def matcher(self) -> Any:
+        """The members' RE2 set, compiled when first used: the default and per-field sets
+        serve entries of an unusual shape and record texts, which many runs never read."""
+        if self._matcher is None:
+            self._matcher = _compiled_set(self.members, self.options)
+        return self._matcher
 
 
 class SignatureSet:
@@ -95,7 +108,9 @@ class SignatureSet:
                     )
                     continue
                 key = signature.field or DEFAULT_FIELD
-                group = self._sets.setdefault(key, _FieldSet(split_path(key) if key else []))
+                group = self._sets.setdefault(
+                    key, _FieldSet(split_path(key) if key else [], options)
+                )
                 group.members.append(
                     CompiledSignature(
                         symptom.id,
@@ -108,21 +123,21 @@ class SignatureSet:
                     )
                 )
         self.generic = frozenset(sid for sid, page in self.symptoms.items() if page.generic)
-        for group in self._sets.values():
-            group.matcher = _compiled_set(group.members, options)
         # The message texts an entry of the usual shape has are read once and matched by one
         # set holding the default signatures and those of the message fields (each answering
         # for its own field only); the per-field sets read entries of unusual shape.
-        self._default = self._sets.get(DEFAULT_FIELD) or _FieldSet([], _compiled_set([], options))
+        self._default = self._sets.get(DEFAULT_FIELD) or _FieldSet([], options)
         self._fields = [(key, group) for key, group in self._sets.items() if key != DEFAULT_FIELD]
-        self._texts = _FieldSet([], members=list(self._default.members))
+        self._texts = _FieldSet([], options, list(self._default.members))
         self._text_fields: list[Optional[str]] = [None] * len(self._default.members)
         for key, group in self._fields:
             if key in MESSAGE_FIELDS:
                 self._texts.members.extend(group.members)
                 self._text_fields.extend([key] * len(group.members))
-        self._texts.matcher = _compiled_set(self._texts.members, options)
         self._match_texts = _set_match(self._texts.matcher)
+        # (text field, the set's answer) → what to do with it: a run's matching lines are of a
+        # few kinds (every survivor's abort banner), found by the same few signatures.
+        self._plans: dict[tuple[str, tuple[int, ...]], tuple[_Plan, _Plan]] = {}
         # The fields a regular entry's texts do not answer for (read from the entry itself).
         self._other_fields = [(k, g) for k, g in self._fields if k not in MESSAGE_FIELDS]
 
@@ -150,6 +165,7 @@ class SignatureSet:
         if regular:
             matcher, fields = self._match_texts, self._text_fields
             members, default = self._texts.members, len(self._default.members)
+            plans = self._plans
             for name, text in facts.texts:
                 data = text.encode()
                 indices = matcher(data)
@@ -157,14 +173,20 @@ class SignatureSet:
                     self._match_flowed(name, text, indices, found, by_field)
                 if not indices:
                     continue
-                indices = sorted(indices)
-                if indices[0] < default:
-                    own = [i for i in indices if i < default]
-                    found.extend(_matches(members, own, name, text, data))
-                if indices[-1] >= default:
-                    field = [i for i in indices if i >= default and fields[i] == name]
-                    if field:
-                        by_field[name] = list(_matches(members, field, name, text, data))
+                key = (name, tuple(indices))
+                plan = plans.get(key)
+                if plan is None:
+                    ordered = sorted(indices)
+                    own = [i for i in ordered if i < default]
+                    field = [i for i in ordered if i >= default and fields[i] == name]
+                    plan = (_plan(members, own), _plan(members, field))
+                    if len(plans) < MAX_PLANS:
+                        plans[key] = plan
+                own_plan, field_plan = plan
+                if own_plan is not None:
+                    found.extend(_found(members, own_plan, name, text, data))
+                if field_plan is not None:
+                    by_field[name] = _found(members, field_plan, name, text, data)
         else:
             for name, text in facts.texts:
                 found.extend(_scan_text(self._default, name, text))
@@ -212,6 +234,8 @@ class SignatureSet:
     def specific(self, found: list[RawMatch]) -> list[RawMatch]:
         """`found` without catch-all matches when a specific page matched the entry too, and
         without matches on the entry's kind alone that its own message contradicts."""
+        if len(found) < 2:
+            return found  # a lone match is neither explained by another nor contradicted
         if self.generic and not all(m.signature.symptom in self.generic for m in found):
             found = [m for m in found if m.signature.symptom not in self.generic]
         told = {
@@ -335,6 +359,36 @@ def _scan_text(group: _FieldSet, name: str, text: str) -> Iterator[RawMatch]:
     return _matches(group.members, sorted(indices), name, text, data) if indices else iter(())
 
 
+# The signatures of one text to re-run (indices into the members, in order) and, when none has
+# named groups, the first of each symptom: on a text of one line those are the matches, quoted
+# whole, without running anything again (see `_matches`). None: no signature of the group.
+_Plan = Optional[tuple[list[int], Optional[list[CompiledSignature]]]]
+
+
+def _plan(members: list[CompiledSignature], indices: list[int]) -> _Plan:
+    if not indices:
+        return None
+    if any(members[i].named for i in indices):
+        return indices, None
+    firsts: dict[str, CompiledSignature] = {}
+    for index in indices:
+        firsts.setdefault(members[index].symptom, members[index])
+    return indices, list(firsts.values())
+
+
+def _found(
+    members: list[CompiledSignature],
+    plan: tuple[list[int], Optional[list[CompiledSignature]]],
+    name: str,
+    text: str,
+    data: bytes,
+) -> list[RawMatch]:
+    indices, firsts = plan
+    if firsts is not None and "\n" not in text and len(text) <= MAX_QUOTE:
+        return [RawMatch(signature, name, text, {}) for signature in firsts]
+    return list(_matches(members, indices, name, text, data))
+
+
 def _matches(
     members: list[CompiledSignature],
     indices: Iterable[int],
@@ -351,12 +405,18 @@ def _matches(
     Each signature runs once, on the text's UTF-8 bytes (`data`, encoded once for all of them);
     its byte span is the text's character span when the text is ASCII, and is converted
     otherwise. With `view`, `data` is the text's flowed view (`mlwiki.diagnose.flowed`): each
-    span is mapped back to the text as written, which the quote is cut from.
+    span is mapped back to the text as written, which the quote is cut from. A signature without
+    named groups in a text of one line (not cut for length) is not run again: the set already
+    proved it matches, and whatever its span the quote is the whole text.
     """
     ascii_text = (view.text if view is not None else text).isascii()
+    whole = (0, len(text)) if "\n" not in text and len(text) <= MAX_QUOTE else None
     found: dict[str, list[tuple[CompiledSignature, dict[str, str], tuple[int, int]]]] = {}
     for index in indices:
         signature = members[index]
+        if whole is not None and not signature.named:
+            found.setdefault(signature.symptom, []).append((signature, {}, whole))
+            continue
         match = signature.regex.search(data)
         if match is None:  # cannot happen: the set said it matches
             continue
