@@ -70,11 +70,16 @@ class Hit:
 
 
 @contextmanager
-def collector_paused() -> Iterator[None]:
+def collector_paused(*, age_survivors: bool = False) -> Iterator[None]:
     """Python's cycle collector off for the duration: the pass makes millions of short-lived
     objects (decoded entries, their facts) while keeping thousands (hits, matched entries), and
     the collector, run every few hundred allocations, would walk the kept ones again and again.
-    Nothing the pass makes holds a reference cycle; reference counting frees it all."""
+    Nothing the pass makes holds a reference cycle; reference counting frees it all.
+
+    With `age_survivors`, every object still alive at the end goes to the oldest generation
+    (walked again only by a full collection, as long-lived data is) before the collector is back
+    on; objects someone else froze stay frozen, and then nothing is aged. Inside a pause already
+    on (a nested diagnosis, a caller's own pause) nothing changes."""
     if not gc.isenabled():
         yield
         return
@@ -82,6 +87,9 @@ def collector_paused() -> Iterator[None]:
     try:
         yield
     finally:
+        if age_survivors and gc.get_freeze_count() == 0:
+            gc.freeze()
+            gc.unfreeze()
         gc.enable()
 
 

@@ -13,10 +13,7 @@ left frozen, so a long-lived caller (the MCP server) still collects the cycles i
 from __future__ import annotations
 
 import functools
-import gc
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
@@ -34,7 +31,7 @@ from mlwiki.diagnose.context import apply_place, learn_place, settle_next_steps
 from mlwiki.diagnose.continuation import read_records
 from mlwiki.diagnose.disruptions import Disruption, find_disruptions, is_seed, stall_hit
 from mlwiki.diagnose.findings import Context, build_findings, ensure_valid
-from mlwiki.diagnose.match import Scan
+from mlwiki.diagnose.match import Scan, collector_paused
 from mlwiki.diagnose.metric_evidence import amend as amend_with_metrics
 from mlwiki.diagnose.metric_evidence import read_duty
 from mlwiki.diagnose.metric_memory import amend_memory
@@ -69,24 +66,6 @@ class Diagnosis:
         return render_report(self.findings, self.healthy)
 
 
-@contextmanager
-def _collector_paused_then_aged() -> Iterator[None]:
-    """The cycle collector off for the duration; then every object still alive goes to the
-    oldest generation (walked again only by a full collection, as long-lived data is) and the
-    collector is back on. Objects someone else froze stay frozen: then nothing is aged."""
-    if not gc.isenabled():  # a nested diagnosis (the live follow-up), or a caller's own pause
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        if gc.get_freeze_count() == 0:
-            gc.freeze()
-            gc.unfreeze()
-        gc.enable()
-
-
 def analyse(
     wiki: Wiki,
     workload: str,
@@ -96,7 +75,7 @@ def analyse(
     verify: bool = True,
 ) -> Diagnosis:
     """Diagnose `workload` from the entries of `source` (one pass over them)."""
-    with _collector_paused_then_aged():
+    with collector_paused(age_survivors=True):
         return _analyse(wiki, workload, source, project=project, verify=verify)
 
 
