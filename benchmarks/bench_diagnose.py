@@ -298,7 +298,12 @@ def main(argv: list[str]) -> None:
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--make"]:
-        kind, target, size = sys.argv[2], Path(sys.argv[3]), int(sys.argv[4])
+        # The benchmark's own subprocesses write their bundles this way; by hand it makes one.
+        args = sys.argv[2:]
+        if len(args) != 3 or args[0] not in ("noisy", "quiet") or not args[2].isdigit():
+            print("usage: bench_diagnose.py --make {noisy|quiet} PATH ENTRIES", file=sys.stderr)
+            sys.exit(2)
+        kind, target, size = args[0], Path(args[1]), int(args[2])
         made = make_noisy(target, size) if kind == "noisy" else make_quiet(target, size)
         print(*made)
     else:
