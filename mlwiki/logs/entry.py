@@ -238,6 +238,14 @@ _ONLY_STRINGS = frozenset({str})
 _STREAMS: dict[tuple[Any, ...], Stream] = {}
 
 
+def _label_map(value: Any) -> tuple[dict[str, Any], bool, bool]:
+    """A labels map as a stream keeps it (empty when missing or not a map), whether its entries
+    stay regular (a map or missing) and whether it compares cheaply (missing, or only strings)."""
+    if type(value) is not dict:
+        return {}, value is None, value is None
+    return value, True, _ONLY_STRINGS.issuperset(map(type, value.values()))
+
+
 class Stream:
     """What every entry of one stream shares, read from its `logName`, `resource` and `labels`:
     the resource type and labels, the host and pod when the labels name them (None: the entry's
@@ -273,20 +281,11 @@ class Stream:
         resource_type = resource.get("type")
         self.resource_type: str = resource_type if type(resource_type) is str else ""
         usual = usual and (resource_type is None or type(resource_type) is str)
-        resource_labels = resource.get("labels")
-        if type(resource_labels) is not dict:
-            regular = regular and resource_labels is None
-            usual = usual and resource_labels is None
-            resource_labels = {}
-        else:
-            usual = usual and _ONLY_STRINGS.issuperset(map(type, resource_labels.values()))
+        resource_labels, shaped, plain = _label_map(resource.get("labels"))
+        regular, usual = regular and shaped, usual and plain
         self.resource_labels: dict[str, Any] = resource_labels
-        if type(labels) is not dict:
-            regular = regular and labels is None
-            usual = usual and labels is None
-            labels = {}
-        else:
-            usual = usual and _ONLY_STRINGS.issuperset(map(type, labels.values()))
+        labels, shaped, plain = _label_map(labels)
+        regular, usual = regular and shaped, usual and plain
         self.labels: dict[str, Any] = labels
         # The store answers equalities on these from the entry's host and pod (entry_host,
         # entry_pod): only when they are plain strings that nothing else overrides.
