@@ -1,12 +1,15 @@
 from __future__ import annotations
 
+import importlib.util
 import io
 import json
 import shutil
+import sys
 import tempfile
 from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -25,6 +28,16 @@ class CliResult:
 
     def json(self) -> Any:
         return json.loads(self.stdout)
+
+
+def load_benchmark(name: str) -> ModuleType:
+    """`benchmarks/NAME.py` as a module (the benchmarks are scripts, not a package)."""
+    spec = importlib.util.spec_from_file_location(name, REPO_ROOT / "benchmarks" / f"{name}.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while it loads
+    spec.loader.exec_module(module)
+    return module
 
 
 def run_cli(*argv: str) -> CliResult:

@@ -7,29 +7,14 @@ benchmark still measures what it says: every phase ran, over the whole cluster.
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from types import ModuleType
-
 import pytest
 
-from tests.conftest import REPO_ROOT
-
-
-def _bench() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "bench_dashboard", REPO_ROOT / "benchmarks" / "bench_dashboard.py"
-    )
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up while it loads
-    spec.loader.exec_module(module)
-    return module
+from tests.conftest import load_benchmark
 
 
 @pytest.mark.slow
 def test_the_benchmark_measures_a_large_cluster_end_to_end() -> None:
-    figures = _bench().measure(nodes=2000, pods=10000, repeat=1)
+    figures = load_benchmark("bench_dashboard").measure(nodes=2000, pods=10000, repeat=1)
     assert (figures.nodes, figures.pods) == (2000, 10000) and figures.events > 0
     assert figures.snapshot_bytes > 10_000_000 and figures.html_bytes > 100_000
     timings = (figures.json_loads, figures.load_snapshot, figures.summarise, figures.render)

@@ -14,17 +14,14 @@ runs it.
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 import textwrap
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
 
-from tests.conftest import REPO_ROOT, match_all, run_cli
+from tests.conftest import REPO_ROOT, load_benchmark, match_all, run_cli
 from tests.test_records import GCS_BODY
 from tests.test_workload_failures import _diagnose, _event, _line
 
@@ -179,21 +176,10 @@ def test_match_output_stays_agent_sized_with_many_records(tmp_path: Path) -> Non
     assert shown["count"] == 120 and shown["matches"][0]["record"]["entries"] == 5
 
 
-def _bench() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "bench_wrapped", REPO_ROOT / "benchmarks" / "bench_wrapped.py"
-    )
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up while it loads
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.mark.slow
 def test_wrapped_real_excerpts_match_as_written_with_no_false_alarm() -> None:
     """Measured 2026-12-01 (before this rule: dev1 101, dev2 71, devb 73 wrapped at 80)."""
-    bench = _bench()
+    bench = load_benchmark("bench_wrapped")
     sets = {Path(p).name: bench.dev_set(REPO_ROOT / p) for p in bench.DEV_SETS}
     table = bench.measure(sets, bench.wrappings_for([80, 120], indent=True))
     for name, row in table.items():
@@ -204,7 +190,7 @@ def test_wrapped_real_excerpts_match_as_written_with_no_false_alarm() -> None:
 
 
 def test_the_measurement_wraps_the_way_fold_s_does() -> None:
-    bench = _bench()
+    bench = load_benchmark("bench_wrapped")
     assert bench.wrapped(FRAGMENTED, 80, "") == _pieces(FRAGMENTED)
     assert all(len(piece) <= 80 for piece in bench.wrapped(ALLOCATION, 80, "    "))
     assert " ".join(bench.wrapped(ALLOCATION, 80, "")) == ALLOCATION
