@@ -27,6 +27,7 @@ written line(s) holding the match.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Optional
@@ -44,6 +45,7 @@ DEFAULT_FIELD = ""  # the entry's message text fields (see `entry_texts`)
 KIND_FIELDS = frozenset({"protoPayload.methodName", "jsonPayload.reason"})
 MAX_QUOTE = 2000  # characters; a longer matching line is cut around the match
 MAX_PLANS = 4096  # distinct (field, signatures found) pairs remembered by a set
+LONG_PATTERN = 2000  # characters; a longer signature is compiled to be checked (`_checked`)
 
 
 @dataclass(frozen=True)
@@ -53,8 +55,35 @@ class CompiledSignature:
     layer: str
     pattern: str
     field: Optional[str]
-    regex: Any  # re2._Regexp
     named: bool = False  # it has named groups (what a match captures)
+
+    @functools.cached_property
+    def regex(self) -> Any:
+        """The signature alone (re2._Regexp), compiled when a match is first re-run for its span
+        or groups: most signatures of a run are only ever answered by their set."""
+        return re2.compile(self.pattern)
+
+
+def _checked(pattern: str, probe: Any) -> tuple[Optional[Any], bool]:
+    """(the compiled regex if it was compiled now, whether it has named groups) of a pattern
+    that is valid RE2; raises re2.error as `re2.compile` does for one that is not.
+
+    Compiling each of a wiki's ~500 signatures alone costs ~0.07 s a run, parsing them ~0.006 s,
+    so only a pattern that parsing cannot vouch for is compiled here: one that may name a group
+    (RE2 spells a named group `(?P<` or `(?<`: without either it has none) and one whose program
+    might exceed RE2's default memory (which only a compiler finds): a counted repetition or
+    a Unicode class (both spelled with `{`), or a pattern over `LONG_PATTERN` characters. Any
+    other pattern compiles to a few instructions per character, far below that memory, so it is
+    valid exactly when it parses (`probe.Add`: a set never compiled)."""
+    if "{" in pattern or "(?P<" in pattern or "(?<" in pattern or len(pattern) > LONG_PATTERN:
+        regex = re2.compile(pattern)
+        return regex, bool(regex.groupindex)
+    try:
+        probe.Add(pattern)
+    except re2.error:
+        regex = re2.compile(pattern)  # raises with RE2's own message (what `problems` quotes)
+        return regex, bool(regex.groupindex)
+    return None, False
 
 
 @dataclass
@@ -95,11 +124,12 @@ class SignatureSet:
         self._sets: dict[str, _FieldSet] = {}
         options = re2.Options()
         options.max_mem = 64 << 20
+        probe = re2.Set.SearchSet(options)  # parses the patterns (see `_checked`)
         for symptom in symptoms:
             self.symptoms[symptom.id] = symptom
             for signature in symptom.signatures:
                 try:
-                    regex = re2.compile(signature.pattern)
+                    regex, named = _checked(signature.pattern, probe)
                 except re2.error as error:
                     self._broken.add(symptom.id)
                     self.problems.append(
@@ -111,17 +141,17 @@ class SignatureSet:
                 group = self._sets.setdefault(
                     key, _FieldSet(split_path(key) if key else [], options)
                 )
-                group.members.append(
-                    CompiledSignature(
-                        symptom.id,
-                        symptom.role,
-                        symptom.layer,
-                        signature.pattern,
-                        signature.field,
-                        regex,
-                        bool(regex.groupindex),
-                    )
+                member = CompiledSignature(
+                    symptom.id,
+                    symptom.role,
+                    symptom.layer,
+                    signature.pattern,
+                    signature.field,
+                    named,
                 )
+                if regex is not None:  # compiled already: kept
+                    member.__dict__["regex"] = regex
+                group.members.append(member)
         self.generic = frozenset(sid for sid, page in self.symptoms.items() if page.generic)
         # The message texts an entry of the usual shape has are read once and matched by one
         # set holding the default signatures and those of the message fields (each answering
