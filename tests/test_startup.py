@@ -128,3 +128,47 @@ def test_a_stale_table_sends_every_text_to_the_plugins(monkeypatch: pytest.Monke
     finally:
         monkeypatch.undo()
         detector.denylist.cache_clear()
+
+
+def test_the_compiled_report_template_is_the_template() -> None:
+    from mlwiki.diagnose import report, report_compiled
+
+    assert report.template_digest() == report_compiled.DIGEST, "run: python -m mlwiki.diagnose"
+
+
+@pytest.mark.parametrize(
+    "incident",
+    ["checkpoint-gcs-403", "injected-instructions-check-failed", "healthy-with-benign-noise"],
+)
+def test_the_compiled_report_renders_what_jinja_compiles(incident: str) -> None:
+    from mlwiki.diagnose import diagnose, report
+    from mlwiki.wiki import load_wiki
+
+    folder = REPO / "tests" / "incidents" / incident
+    workload = json.loads((folder / "expected.json").read_text())["workload"]
+    result = diagnose(workload, bundle=folder / "bundle.json", wiki=load_wiki(REPO / "_wiki"))
+    compiled_fresh = report._environment().get_template(report.TEMPLATE)
+    stored = report.report_template()
+    assert stored is not compiled_fresh
+    values = {
+        "f": result.findings,
+        "evidence": {item["id"]: item for item in result.findings["evidence"]},
+        "timeline": report.timeline(result.findings),
+        "healthy": result.healthy,
+        "duty_strip": report.duty_strip,
+    }
+    assert stored.render(**values) == compiled_fresh.render(**values)
+    assert report.render_report(result.findings, result.healthy) == stored.render(**values)
+
+
+def test_a_stale_compiled_report_is_not_used(monkeypatch: pytest.MonkeyPatch) -> None:
+    from mlwiki.diagnose import report, report_compiled
+
+    monkeypatch.setattr(report_compiled, "DIGEST", "0" * 64)
+    report.report_template.cache_clear()
+    try:
+        assert report.report_template().root_render_func is not report_compiled.root
+    finally:
+        monkeypatch.undo()
+        report.report_template.cache_clear()
+    assert report.report_template().root_render_func is report_compiled.root
