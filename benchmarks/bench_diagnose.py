@@ -14,8 +14,10 @@ baseline (`json.load`) is measured in the same run, before each diagnosis, so th
 on a loaded machine; besides wall time, the CPU time of each process is compared (`cpu ×`),
 which other processes on a shared machine disturb less. With `--repeat K` every pair is measured
 K times and the spread is shown (median, then min–max). With three or more quiet sizes a
-least-squares line through the medians (wall and CPU) gives each side's fixed cost and cost per
-100k entries.
+least-squares line through the medians (wall and CPU) gives each side's fixed cost, with its
+standard error, and cost per 100k entries, with each size's residual (a fit that is not a line
+shows there). Read from 25k-400k-entry runs the fixed part is an extrapolation whose error is
+often as large as itself; `bench_startup.py` measures it on small bundles.
 
 `--against TREE` also measures the diagnosis of another checkout (its `_wiki/.venv` and its
 `_wiki`, e.g. `/work/main`) in the same run, interleaved with this tree's (the order alternates
@@ -236,14 +238,18 @@ def warm_up(folder: Path, trees: list[Tree]) -> None:
     bundle.unlink()
 
 
-def fit(points: list[tuple[int, float]]) -> tuple[float, float]:
-    """Least-squares line through (entries, seconds): (fixed seconds, seconds per 100k)."""
+def fit(points: list[tuple[int, float]]) -> tuple[float, float, float, list[float]]:
+    """Least-squares line through (entries, seconds): fixed seconds, seconds per 100k, the fixed
+    part's standard error and each point's residual (seconds above the line)."""
     xs, ys = [float(x) for x, _ in points], [y for _, y in points]
     mean_x, mean_y = statistics.fmean(xs), statistics.fmean(ys)
-    slope = sum((x - mean_x) * (y - mean_y) for x, y in zip(xs, ys)) / sum(
-        (x - mean_x) ** 2 for x in xs
-    )
-    return mean_y - slope * mean_x, slope * 100_000
+    sxx = sum((x - mean_x) ** 2 for x in xs)
+    slope = sum((x - mean_x) * (y - mean_y) for x, y in zip(xs, ys)) / sxx
+    fixed = mean_y - slope * mean_x
+    residuals = [y - fixed - slope * x for x, y in zip(xs, ys)]
+    variance = sum(r * r for r in residuals) / max(1, len(xs) - 2)
+    error = (variance * (1 / len(xs) + mean_x**2 / sxx)) ** 0.5
+    return fixed, slope * 100_000, error, residuals
 
 
 def main(argv: list[str]) -> None:
@@ -288,12 +294,17 @@ def main(argv: list[str]) -> None:
         sides = [("json.load", [loads[index] for index in quiet])]
         sides += [(tree.name, [tree.rows[index] for index in quiet]) for tree in trees]
         for name, rows in sides:
-            wall_fixed, wall_per = fit([(entries, wall) for entries, wall, _ in rows])
-            cpu_fixed, cpu_per = fit([(entries, cpu) for entries, _, cpu in rows])
-            print(
-                f"growth fit {name:>9}: wall {wall_fixed:+.2f} s fixed, {wall_per:.2f} s per 100k"
-                f" entries; cpu {cpu_fixed:+.2f} s fixed, {cpu_per:.2f} s per 100k entries"
-            )
+            for label, column in (("wall", 1), ("cpu", 2)):
+                fixed, per, error, residuals = fit([(row[0], row[column]) for row in rows])
+                print(
+                    f"growth fit {name:>9} {label:>4}: {fixed:+.2f} s fixed (± {error:.2f}), "
+                    f"{per:.2f} s per 100k entries; residuals "
+                    + ", ".join(f"{r:+.2f}" for r in residuals)
+                )
+        print(
+            "The fixed part is extrapolated from large runs: when its error is about its size, "
+            "read it from benchmarks/bench_startup.py (small bundles) instead."
+        )
 
 
 if __name__ == "__main__":

@@ -172,3 +172,21 @@ def test_a_stale_compiled_report_is_not_used(monkeypatch: pytest.MonkeyPatch) ->
         monkeypatch.undo()
         report.report_template.cache_clear()
     assert report.report_template().root_render_func is report_compiled.root
+
+
+def test_the_benchmarks_fits_give_the_fixed_part_with_its_error_and_residuals() -> None:
+    from tests.conftest import load_benchmark
+
+    startup = load_benchmark("bench_startup")
+    line = [(x, 0.25 + 0.01 * x) for x in (1.5, 3.0, 6.0, 12.0, 24.0)]
+    intercept, slope, error, residuals = startup.fit(line)
+    assert (round(intercept, 9), round(slope, 9), round(error, 9)) == (0.25, 0.01, 0.0)
+    assert [round(r, 9) for r in residuals] == [0.0] * 5
+    bent = [*line[:-1], (24.0, 0.25 + 0.01 * 24.0 + 0.3)]  # the last size is off the line
+    _, _, error, residuals = startup.fit(bent)
+    assert error > 0.01 and max(abs(r) for r in residuals) > 0.03  # shown, not hidden
+    growth = load_benchmark("bench_diagnose")
+    fixed, per_100k, error, residuals = growth.fit(
+        [(n, 0.5 + n / 100_000) for n in (25_000, 50_000, 100_000)]
+    )
+    assert (round(fixed, 9), round(per_100k, 9), round(error, 9)) == (0.5, 1.0, 0.0)
