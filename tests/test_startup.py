@@ -71,6 +71,8 @@ def test_an_offline_troubleshoot_imports_no_cloud_client(tmp_path: Path) -> None
     code, modules = loaded(tmp_path, "troubleshoot", workload, "--bundle", str(INCIDENT))
     assert code == 0
     assert among(modules, (*CLOUD, "mcp", "rich")) == []
+    live_plan = ("mlwiki.logs.cloud", "mlwiki.logs.live", "mlwiki.logs.plan", "mlwiki.logs.cache")
+    assert among(modules, live_plan) == []  # a bundle read whole needs no live plan
     # Its redacted report holds nothing any detect-secrets plugin could find (module docstring).
     assert among(modules, ("detect_secrets", "requests")) == []
 

@@ -14,20 +14,20 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
-from mlwiki.logs.bundle import iter_bundle, load_bundle
-from mlwiki.logs.cache import PageCache, disabled_by_env
-from mlwiki.logs.cloud import LoggingFetcher, RequestBudget, RetryPolicy, make_client
-from mlwiki.logs.live import LiveCollection, LocalPager
-from mlwiki.logs.local import LocalLogging
-from mlwiki.logs.plan import MAX_FILTER_CHARS, wrapped
+from mlwiki.logs.bundle import load_bundle
 from mlwiki.logs.query import Filter, compile_filter
 from mlwiki.logs.report import SourceReport
-from mlwiki.logs.split import split_filter
 from mlwiki.logs.store import EntryStore
-from mlwiki.progress import Progress
 from mlwiki.timewindow import Window, datetime_from_ns
+
+# The live plan's modules are imported by the methods that read the way it does: a bundle read
+# whole (every offline diagnosis) never loads them.
+if TYPE_CHECKING:
+    from mlwiki.logs.cloud import RequestBudget, RetryPolicy
+    from mlwiki.logs.live import LiveCollection
+    from mlwiki.progress import Progress
 
 
 def _patterns_or_wiki(patterns: Optional[Sequence[str]]) -> Sequence[str]:
@@ -91,6 +91,10 @@ class LogSession:
         """Collect `window` with the live plan; `patterns` are the signatures' RE2 patterns
         (`mlwiki.logs.plan.text_patterns`) that a source too big to read whole is searched for,
         by default those of the wiki found from the current directory."""
+        from mlwiki.logs.cache import PageCache, disabled_by_env
+        from mlwiki.logs.cloud import LoggingFetcher, RequestBudget, RetryPolicy, make_client
+        from mlwiki.logs.live import LiveCollection
+
         fetcher = LoggingFetcher(
             client=client if client is not None else make_client(project),
             project=project,
@@ -128,6 +132,11 @@ class LogSession:
         patterns: Optional[Sequence[str]] = None,
     ) -> LogSession:
         """The bundle's entries the live plan would fetch from Cloud Logging, page for page."""
+        from mlwiki.logs.bundle import iter_bundle
+        from mlwiki.logs.cloud import RequestBudget
+        from mlwiki.logs.live import LiveCollection, LocalPager
+        from mlwiki.logs.local import LocalLogging
+
         pager = LocalPager(LocalLogging(iter_bundle(path)), budget or RequestBudget())
         report = SourceReport(source="bundle (as live)", sources=[str(path)], window=window)
         live = LiveCollection(
@@ -159,6 +168,9 @@ class LogSession:
         return QueryResult(entries, len(entries), self.report.partial, reason)
 
     def _fetch_extra(self, compiled: Filter) -> None:
+        from mlwiki.logs.plan import MAX_FILTER_CHARS, wrapped
+        from mlwiki.logs.split import split_filter
+
         assert self.live is not None
         window = self.live.window
         low, high = compiled.start_ns, compiled.end_ns
