@@ -192,3 +192,27 @@ def test_the_benchmarks_fits_give_the_fixed_part_with_its_error_and_residuals() 
         [(n, 0.5 + n / 100_000) for n in (25_000, 50_000, 100_000)]
     )
     assert (round(fixed, 9), round(per_100k, 9), round(error, 9)) == (0.5, 1.0, 0.0)
+
+
+def test_a_signature_is_checked_as_compiling_it_would() -> None:
+    """Valid and named exactly when `re2.compile` says so, for every wiki signature and for
+    broken ones, though most are only parsed (`signatures._checked`)."""
+    import re2
+
+    from mlwiki.diagnose.signatures import _checked
+    from mlwiki.wiki import load_wiki
+
+    patterns = [
+        s.pattern for page in load_wiki(REPO / "_wiki").symptoms.values() for s in page.signatures
+    ]
+    patterns += ["(", "a)", "[z-a]", "(?P<x>a)(?P<x>b)", "a{2,1}", "\\pZ+", "(?i)x++", "\\8"]
+    options = re2.Options()
+    probe = re2.Set.SearchSet(options)
+    for pattern in patterns:
+        try:
+            expected = bool(re2.compile(pattern).groupindex)
+        except re2.error:
+            with pytest.raises(re2.error):
+                _checked(pattern, probe)
+            continue
+        assert _checked(pattern, probe)[1] == expected, pattern

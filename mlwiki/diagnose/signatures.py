@@ -71,11 +71,20 @@ def _checked(pattern: str, probe: Any) -> tuple[Optional[Any], bool]:
     Compiling each of a wiki's ~500 signatures alone costs ~0.07 s a run, parsing them ~0.006 s,
     so only a pattern that parsing cannot vouch for is compiled here: one that may name a group
     (RE2 spells a named group `(?P<` or `(?<`: without either it has none) and one whose program
-    might exceed RE2's default memory (which only a compiler finds): a counted repetition or
-    a Unicode class (both spelled with `{`), or a pattern over `LONG_PATTERN` characters. Any
-    other pattern compiles to a few instructions per character, far below that memory, so it is
-    valid exactly when it parses (`probe.Add`: a set never compiled)."""
-    if "{" in pattern or "(?P<" in pattern or "(?<" in pattern or len(pattern) > LONG_PATTERN:
+    might exceed RE2's default memory (which only a compiler finds): a counted repetition or a
+    code point written `\\x{…}` (spelled with `{`), a Unicode class (`\\p`, `\\P`: hundreds of
+    byte ranges each), or a pattern over `LONG_PATTERN` characters. Any other pattern compiles
+    to a few instructions per character (at most a few dozen for a class of non-ASCII
+    characters), far below that memory, so it is valid exactly when it parses (`probe.Add`: a
+    set never compiled)."""
+    if (
+        "{" in pattern
+        or "\\p" in pattern
+        or "\\P" in pattern
+        or "(?P<" in pattern
+        or "(?<" in pattern
+        or len(pattern) > LONG_PATTERN
+    ):
         regex = re2.compile(pattern)
         return regex, bool(regex.groupindex)
     try:
