@@ -73,8 +73,9 @@ def test_an_offline_troubleshoot_imports_no_cloud_client(tmp_path: Path) -> None
     assert among(modules, (*CLOUD, "mcp", "rich")) == []
     live_plan = ("mlwiki.logs.cloud", "mlwiki.logs.live", "mlwiki.logs.plan", "mlwiki.logs.cache")
     assert among(modules, live_plan) == []  # a bundle read whole needs no live plan
-    # Its redacted report holds nothing any detect-secrets plugin could find (module docstring).
-    assert among(modules, ("detect_secrets", "requests")) == []
+    if detector.denylist() is not None:  # the stored denylists are the installed plugins'
+        # Its redacted report holds nothing a detect-secrets plugin could find (see detector).
+        assert among(modules, ("detect_secrets", "requests")) == []
 
 
 def test_the_stored_denylists_are_the_installed_plugins_or_unused() -> None:
@@ -132,10 +133,16 @@ def test_a_stale_table_sends_every_text_to_the_plugins(monkeypatch: pytest.Monke
         detector.denylist.cache_clear()
 
 
-def test_the_compiled_report_template_is_the_template() -> None:
+def test_the_compiled_report_template_is_the_template_or_unused() -> None:
+    import jinja2
+
     from mlwiki.diagnose import report, report_compiled
 
-    assert report.template_digest() == report_compiled.DIGEST, "run: python -m mlwiki.diagnose"
+    if jinja2.__version__ == report_compiled.JINJA:
+        assert report.template_digest() == report_compiled.DIGEST, "run: python -m mlwiki.diagnose"
+        assert report.report_template().root_render_func is report_compiled.root
+    else:  # another Jinja: the template is compiled as before
+        assert report.report_template().root_render_func is not report_compiled.root
 
 
 @pytest.mark.parametrize(
@@ -173,7 +180,6 @@ def test_a_stale_compiled_report_is_not_used(monkeypatch: pytest.MonkeyPatch) ->
     finally:
         monkeypatch.undo()
         report.report_template.cache_clear()
-    assert report.report_template().root_render_func is report_compiled.root
 
 
 def test_the_benchmarks_fits_give_the_fixed_part_with_its_error_and_residuals() -> None:
