@@ -33,6 +33,8 @@ SCHEMAS_DIR = "schemas"
 ENV_WIKI = "MLWIKI_WIKI"
 
 # Text the matcher looks at when a signature names no field (DESIGN.md, "Match").
+# Roles whose match explains a catch-all page's match anywhere in its text (`Symptom.explains_catch_all`).
+EXPLAINING_ROLES = frozenset({"root", "cascade"})
 MESSAGE_FIELDS = (
     "textPayload",
     "jsonPayload.message",
@@ -128,9 +130,19 @@ class Symptom:
 
     @property
     def generic(self) -> bool:
-        """A catch-all page (an uncaught exception, a fatal abort): on an entry that a more
-        specific page also matches, the specific page names the cause and this match is dropped."""
+        """A catch-all page (an uncaught exception, a fatal abort): where a more specific page
+        that explains it matches too (`explains_catch_all`), that page names the cause and this
+        match is dropped."""
         return self.page.meta.get("generic") is True
+
+    @property
+    def explains_catch_all(self) -> bool:
+        """Its match explains a catch-all match from anywhere in the same text or record: a root
+        names the cause, a cascade says the failure was another task's. A symptom or a
+        consequence reports the failure's effect (an exit-code summary, a status row) and
+        explains a catch-all only on a line the catch-all matches too
+        (`mlwiki.diagnose.signatures`)."""
+        return self.role in EXPLAINING_ROLES
 
     @property
     def reporter(self) -> bool:

@@ -35,17 +35,19 @@ DATA = Path(__file__).parent / "data" / "heldout"
 LOOK_ALIKE_ROLES = {"benign", "cascade", "consequence"}
 # Root/symptom excerpts found (dev files after their tuning; a sealed file when it was last measured:
 # sealed 77 of 114 and sealed2 26 of 41 on 2026-12-01 evening, where the wiki of 2026-11 found 33 and
-# 17); raise a floor when recall improves, never lower it.
+# 17); raise a floor when recall improves, never lower it (dev1's went from 149 to 147 when two of its
+# rows were relabelled benign, "Liveness probe errored": see tests/data/heldout/README.md).
 RECALL_FLOOR = {
-    "dev1_excerpts.jsonl": 149,
+    "dev1_excerpts.jsonl": 147,
     "dev2_excerpts.jsonl": 109,
     "dev3_excerpts.jsonl": 142,
     "sealed_excerpts.jsonl": 77,
     "sealed2_excerpts.jsonl": 26,
 }
 # Look-alikes that match a root page, measured, never tuned away: sealed2 holds one that did from the
-# start; dev3's three are labels the signature writers dispute (see the closing note of 2026-12-01).
-FALSE_ALARM_CEILING = {"dev3_excerpts.jsonl": 3, "sealed2_excerpts.jsonl": 1}
+# start; dev3's two are labels the signature writers dispute (see the closing note of 2026-12-01; a
+# third, "Liveness probe errored", no longer matches: the kubelet discards an errored probe).
+FALSE_ALARM_CEILING = {"dev3_excerpts.jsonl": 2, "sealed2_excerpts.jsonl": 1}
 
 
 def load(name: str) -> list[dict[str, Any]]:

@@ -33,8 +33,9 @@ only by a match across lines: what one line holds on its own was the pass's to f
 catch-all page near a specific one, to drop). Then each page has one hit per record, on its
 *decisive* line: a catch-all page's last matching line (a traceback's raised line), a specific
 page's first (the `Check failed:` line, a body's message), the line completing the match when
-only the joined text matches. Catch-all hits yield to a specific page in the same record (as in
-`match.specific_in_records`). The hit cites its entry, lists the insertIds of the whole record
+only the joined text matches. Catch-all hits yield to a specific page in the same record that
+explains them (a root or cascade; a symptom only on the exception's own line: as in
+`match.specific_in_records`, see `mlwiki.diagnose.signatures`). The hit cites its entry, lists the insertIds of the whole record
 (`record`) and carries an `excerpt`: the record's lines around the decisive line (for a
 traceback the last frame above the raised line), which the report quotes.
 
@@ -230,7 +231,7 @@ def _match_record(scan: Scan, record: list[Line], inside: list[Hit]) -> tuple[li
         if hit is not None:
             extra.append(hit)
     standing = kept + extra
-    if any(h.symptom not in generic for h in standing):
+    if any(h.symptom not in generic and signatures.explains(h.role, h.quote) for h in standing):
         standing = [h for h in standing if h.symptom not in generic]
     for hit in standing:
         at = position[hit.insert_id]

@@ -197,7 +197,7 @@ class Scan:
                 if cluster and pool:
                     hit.host = self.topology.pool_suspect(f"gke-{cluster}-{pool}-", hit.time)
         self.hits.sort(key=hit_order)
-        self.hits = specific_in_records(self.hits, self.signatures.generic)
+        self.hits = specific_in_records(self.hits, self.signatures)
 
     def relevant_hits(self) -> list[Hit]:
         """Hits about the workload: its pods, its nodes (the node itself or a system pod on it,
@@ -272,22 +272,25 @@ AUTOSCALER_LOG = "cluster-autoscaler-visibility"
 RECORD_REACH = 0.25  # seconds: the lines of one write (a traceback, a fatal line and its abort)
 
 
-def specific_in_records(hits: list[Hit], generic: frozenset[str]) -> list[Hit]:
+def specific_in_records(hits: list[Hit], signatures: SignatureSet) -> list[Hit]:
     """Time-ordered `hits` without the catch-all matches that a specific match explains.
 
     GKE writes every line a container prints as an entry of its own, so a traceback's header
     (`Traceback (most recent call last):`, a catch-all page) and its raised line naming the cause
     (`ValueError: RESOURCE_EXHAUSTED: …`, a specific page) are separate entries of one record,
-    microseconds apart. A catch-all hit is dropped when a specific hit lies on the same container
-    stream (pod and log) within `RECORD_REACH` of it: the record is the specific page's. Of the
-    catch-all hits of one record (the header, the raised line) only the last is kept: the raised
-    line names the error, and the record is matched once.
+    microseconds apart. A catch-all hit is dropped when a specific hit that explains it
+    (`SignatureSet.explains`: a root or cascade, or a symptom whose own line is the exception's)
+    lies on the same container stream (pod and log) within `RECORD_REACH` of it: the record is
+    the specific page's. A launcher's `EXIT_CODE=1` summary under the traceback (a symptom) does
+    not take the record. Of the catch-all hits of one record (the header, the raised line) only
+    the last is kept: the raised line names the error, and the record is matched once.
     """
+    generic = signatures.generic
     if not generic:
         return hits
     specific: dict[tuple[str, str], list[float]] = {}
     for hit in hits:
-        if hit.symptom not in generic and hit.pod:
+        if hit.symptom not in generic and hit.pod and signatures.explains(hit.role, hit.quote):
             specific.setdefault((hit.pod, hit.log_name), []).append(hit.time)
     kept: list[Hit] = []
     last_generic: dict[tuple[str, str, str], int] = {}  # (pod, log, page) → index in `kept`

@@ -10,9 +10,17 @@ answer of the set (which signatures to re-run, which symptoms it names) is worke
 kind of answer, as a noisy run's thousands of matching lines are found by a few signatures.
 
 A catch-all page (`generic: true` in its frontmatter: an uncaught exception, a fatal abort) says
-only that something failed; when a more specific page matches the same entry, that page names the
-cause and the catch-all match is dropped, so "ValueError: RESOURCE_EXHAUSTED: Error allocating
-device buffer" is an HBM OOM and not also an application exception.
+only that something failed; a specific page that *explains* that failure takes its place, so
+"ValueError: RESOURCE_EXHAUSTED: Error allocating device buffer" is an HBM OOM and not also an
+application exception. Which specific matches explain a catch-all (`SignatureSet.explains`) is
+one rule wherever the two meet — one entry, one written record, lines of a stream moments apart:
+- a specific root or cascade page anywhere in the same text or record: the root names the cause
+  (an OOM report under the traceback), the cascade says the failure was another task's;
+- a symptom or consequence page only on a line the catch-all matches too: the exception's own
+  message is then the symptom ("RuntimeError: … Barrier timed out"). Elsewhere in the record a
+  symptom or consequence reports the failure's *effect* — a launcher's `EXIT_CODE=1` summary
+  under the traceback, a status row — and is no rival: both stand, and the catch-all stays the
+  record's root (a root and a symptom answer different questions).
 
 An entry's kind (its audit `methodName`, its event `reason`) yields to its own message: when a
 page matches only the kind and another page of the same role matches the message text, the
@@ -37,7 +45,7 @@ import re2
 from mlwiki.diagnose.flowed import Flowed, flowed, flowed_text
 from mlwiki.diagnose.flowed import span as written_span
 from mlwiki.logs.entry import EntryFacts, facts_of, field_value, split_path
-from mlwiki.wiki import MESSAGE_FIELDS, Symptom
+from mlwiki.wiki import EXPLAINING_ROLES, MESSAGE_FIELDS, Symptom
 
 DEFAULT_FIELD = ""  # the entry's message text fields (see `entry_texts`)
 # Fields that name what kind of record an entry is (an audit method, an event reason), not what
@@ -162,6 +170,7 @@ class SignatureSet:
                     member.__dict__["regex"] = regex
                 group.members.append(member)
         self.generic = frozenset(sid for sid, page in self.symptoms.items() if page.generic)
+        self._catch_all: Optional[Any] = None  # RE2 set of the catch-all pages' signatures
         # The message texts an entry of the usual shape has are read once and matched by one
         # set holding the default signatures and those of the message fields (each answering
         # for its own field only); the per-field sets read entries of unusual shape.
@@ -270,13 +279,35 @@ class SignatureSet:
         if field:
             by_field.setdefault(name, []).extend(_matches(members, field, name, text, data, view))
 
+    def explains(self, role: str, quote: str) -> bool:
+        """Whether a specific page's match of `role`, quoted `quote`, explains a catch-all match
+        of the same text or record (module docstring): a root or cascade does; a symptom or
+        consequence only when a catch-all signature matches its own quoted line(s) too."""
+        if role in EXPLAINING_ROLES:
+            return True
+        if self._catch_all is None:
+            members = [m for m in self._default.members if m.symptom in self.generic]
+            self._catch_all = _compiled_set(members, re2.Options()) if members else False
+        return bool(self._catch_all and self._catch_all.Match(quote.encode()))
+
+    def without_explained(self, found: list[RawMatch]) -> list[RawMatch]:
+        """`found` (of one text) without its catch-all matches when a specific match in it
+        explains them (`explains`)."""
+        if not self.generic or all(m.signature.symptom in self.generic for m in found):
+            return found
+        if any(
+            m.signature.symptom not in self.generic and self.explains(m.signature.role, m.quote)
+            for m in found
+        ):
+            return [m for m in found if m.signature.symptom not in self.generic]
+        return found
+
     def specific(self, found: list[RawMatch]) -> list[RawMatch]:
-        """`found` without catch-all matches when a specific page matched the entry too, and
+        """`found` without catch-all matches a specific page of the entry explains, and
         without matches on the entry's kind alone that its own message contradicts."""
         if len(found) < 2:
             return found  # a lone match is neither explained by another nor contradicted
-        if self.generic and not all(m.signature.symptom in self.generic for m in found):
-            found = [m for m in found if m.signature.symptom not in self.generic]
+        found = self.without_explained(found)
         told = {
             (m.signature.role, m.signature.symptom) for m in found if m.field not in KIND_FIELDS
         }
@@ -334,9 +365,10 @@ class SignatureSet:
         self, text: str, known: frozenset[str] = frozenset(), field: Optional[str] = None
     ) -> list[RawMatch]:
         """The message-text signatures (those without a field, and those bound to the message
-        `field` the text is from) over one text (a record's joined lines, an example line), as
-        `specific` leaves them; the pages in `known` (already found in the record's lines) count
-        for `specific` but are not matched again."""
+        `field` the text is from) over one text (a record's joined lines, an example line),
+        without the catch-all matches a specific one explains (`without_explained`); the pages
+        in `known` (already found in the record's lines) are not matched again, and the caller
+        weighs them (`continuation`)."""
         members, fields = self._texts.members, self._text_fields
         matcher = self._texts.matcher
         data = text.encode()
@@ -352,17 +384,14 @@ class SignatureSet:
             if (fields[i] is None or fields[i] == field) and members[i].symptom not in symptoms
         )
         symptoms.update(members[i].symptom for i in again)
-        # `specific` on message text: catch-all pages go when a specific page matched too.
-        generic = self.generic if not symptoms <= self.generic else frozenset()
-        skip = known | generic
         name = field or "textPayload"
-        written = [i for i in indices if members[i].symptom not in skip]
+        written = [i for i in indices if members[i].symptom not in known]
         found = list(_matches(members, written, name, text, data))
-        wanted = [i for i in again if members[i].symptom not in skip]
+        wanted = [i for i in again if members[i].symptom not in known]
         if wanted:
             view = flowed(text)
             found.extend(_matches(members, wanted, name, text, view_data, view))
-        return found
+        return self.without_explained(found)
 
 
 def _field_strings(value: Any) -> Iterator[str]:

@@ -249,7 +249,10 @@ def _about_all(
 
     A reporter's line that names nobody is about the hosts its fellow lines (same symptom, same
     disruption) name; failing those, the hosts the disruption's other lines point to most; else
-    no host at all — never the reporter's own host for the mere fact of printing it.
+    no host at all — never the reporter's own host for the mere fact of printing it. A line
+    whose named hosts all went on working afterwards names nobody who broke, and is read the
+    same way (a digest that captures its culprit list on its headline, as one record, is then
+    read like a headline without one).
     """
     top = max(votes.values(), default=0.0)
     pointed = sorted(host for host, weight in votes.items() if top > 0 and weight == top)
@@ -259,9 +262,11 @@ def _about_all(
             # A host a report named that went on working afterwards (a missed health check
             # that recovered) is not what broke.
             about[id(hit)] = [h for h in about[id(hit)] if not _worked_on(h, hit.time, topology)]
+            if not about[id(hit)]:
+                del about[id(hit)]  # it names nobody who broke: read below like an unnamed line
     named: dict[str, list[str]] = {}
     for hit in candidates:
-        if hit.symptom in reporting and hit.captures:
+        if hit.symptom in reporting and id(hit) in about:
             hosts = named.setdefault(hit.symptom, [])
             hosts.extend(h for h in about[id(hit)] if h not in hosts)
     for hit in candidates:

@@ -166,17 +166,32 @@ class LintContext:
 
     def matching_signatures(self, line: str) -> list[CompiledSignature]:
         """Every signature (of any page) found in `line`, in wiki order — as the matcher sees
-        it: a catch-all (`generic`) page's signatures drop out when a specific page matches."""
+        it: a catch-all (`generic`) page's signatures drop out when a specific page that
+        explains them matches (`mlwiki.diagnose.signatures`: a root or cascade anywhere in the
+        text, a symptom or consequence on a line the catch-all matches too)."""
         found = self._matches.get(line)
         if found is None:
             hits = sorted(
                 offset + i for offset, chunk in self.signature_sets for i in chunk.Match(line) or []
             )
             found = [self.signatures[i] for i in hits]
-            if any(s.symptom not in self.generic_pages for s in found):
+            if any(self._explains(s, found, line) for s in found):
                 found = [s for s in found if s.symptom not in self.generic_pages]
             self._matches[line] = found
         return found
+
+    def _explains(
+        self, signature: CompiledSignature, found: list[CompiledSignature], text: str
+    ) -> bool:
+        if signature.symptom in self.generic_pages:
+            return False
+        if self.wiki.symptoms[signature.symptom].explains_catch_all or "\n" not in text:
+            return True
+        catch_all = [s for s in found if s.symptom in self.generic_pages]
+        return any(
+            signature.regex.search(part) and any(s.regex.search(part) for s in catch_all)
+            for part in text.split("\n")
+        )
 
     @cached_property
     def generic_pages(self) -> frozenset[str]:
