@@ -574,3 +574,20 @@ def test_a_ray_actor_death_is_followed_to_ray_s_oom_kill(tmp_path: Path) -> None
     assert findings["status"] == "diagnosed", findings["summary"]
     assert findings["root_cause"]["symptom"] == "host-oom-killed"
     assert "ray-worker-died" in {e["symptom"] for e in findings["evidence"]}
+
+
+def test_a_webhook_call_refused_for_its_certificate_names_the_certificate(tmp_path: Path) -> None:
+    """The API server could not call the webhook because it does not trust its certificate:
+    admission-webhook-denied matches the frame, the certificate check is the reason."""
+    job = "llm-pretrain-slice-job-0"
+    message = (
+        'Error creating: Internal error occurred: failed calling webhook "mpod.kb.io": failed to '
+        'call webhook: Post "https://jobset-webhook-service.jobset-system.svc:443/mutate--v1-pod'
+        '?timeout=10s": tls: failed to verify certificate: x509: certificate signed by unknown '
+        'authority (possibly because of "crypto/rsa: verification error" while trying to verify '
+        'candidate authority certificate "jobset-ca")'
+    )
+    assert {"admission-webhook-denied", "tls-certificate-error"} <= matched(message)
+    entries = [_event(n, 30 * n, job, "FailedCreate", message, kind="Job") for n in range(4)]
+    findings = _diagnose(tmp_path, "llm-pretrain", entries)
+    assert findings["root_cause"]["symptom"] == "tls-certificate-error", findings["summary"]

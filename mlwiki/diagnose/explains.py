@@ -34,11 +34,13 @@ EXPLAINED_BY: dict[str, tuple[str, ...]] = {
     # effect when the Cloud Storage FUSE driver names the reason for that same mount.
     "container-config-error": ("gcsfuse-mount-failure",),
     "checkpoint-gcs-permission": ("gcsfuse-mount-failure",),
-    # A connect that failed in the TLS handshake: the certificate check is the reason.
+    # A connect, or an admission webhook call, that failed in the TLS handshake: the certificate
+    # check is the reason.
     "dependency-unreachable": ("tls-certificate-error",),
-    # A registry's or a webhook's certificate that is not trusted: what failed for the workload is
-    # still the image pull or the admission call, and those pages name the registry or webhook.
-    "tls-certificate-error": ("image-pull-failure", "admission-webhook-denied"),
+    "admission-webhook-denied": ("tls-certificate-error",),
+    # A registry's certificate the kubelet does not trust: the pod's trouble is still the image,
+    # and image-pull-failure names the registry (its family holds the registry's TLS errors).
+    "tls-certificate-error": ("image-pull-failure",),
 }
 
 
