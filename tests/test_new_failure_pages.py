@@ -591,3 +591,19 @@ def test_a_webhook_call_refused_for_its_certificate_names_the_certificate(tmp_pa
     entries = [_event(n, 30 * n, job, "FailedCreate", message, kind="Job") for n in range(4)]
     findings = _diagnose(tmp_path, "llm-pretrain", entries)
     assert findings["root_cause"]["symptom"] == "tls-certificate-error", findings["summary"]
+
+
+def test_the_kubelet_s_critical_pod_preemption_is_named_by_its_priority(tmp_path: Path) -> None:
+    """The kubelet frees its node for a system-critical pod: pod-evicted-node-pressure matches
+    the node's side of it, the priority is the reason and names the root."""
+    workload = "llm-pretrain"
+    pods = _jobset_pods(workload)
+    entries = _training(workload, 60)
+    status = "Status:         Failed\nReason:         Preempting\nMessage:        Preempted in order to admit critical pod"
+    assert {"pod-evicted-node-pressure", "pod-preempted-by-priority"} <= matched(status)
+    entries.append(
+        _event(1, 61, pods[3], "Preempting", "Preempted in order to admit critical pod", node=3)
+    )
+    findings = _diagnose(tmp_path, workload, entries)
+    assert findings["root_cause"]["symptom"] == "pod-preempted-by-priority", findings["summary"]
+    assert [c["host"] for c in findings["culprit_hosts"]] == [NODES[3]]

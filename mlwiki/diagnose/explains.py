@@ -34,6 +34,8 @@ EXPLAINED_BY: dict[str, tuple[str, ...]] = {
     # effect when the Cloud Storage FUSE driver names the reason for that same mount.
     "container-config-error": ("gcsfuse-mount-failure",),
     "checkpoint-gcs-permission": ("gcsfuse-mount-failure",),
+    # The kubelet failing pods to free its node for a system-critical pod: priority is the reason.
+    "pod-evicted-node-pressure": ("pod-preempted-by-priority",),
     # A connect, or an admission webhook call, that failed in the TLS handshake: the certificate
     # check is the reason.
     "dependency-unreachable": ("tls-certificate-error",),
