@@ -607,3 +607,19 @@ def test_the_kubelet_s_critical_pod_preemption_is_named_by_its_priority(tmp_path
     findings = _diagnose(tmp_path, workload, entries)
     assert findings["root_cause"]["symptom"] == "pod-preempted-by-priority", findings["summary"]
     assert [c["host"] for c in findings["culprit_hosts"]] == [NODES[3]]
+
+
+@pytest.mark.parametrize("workflow", ["verify-tls-certificate-error", "verify-ray-worker-died"])
+def test_no_container_log_at_all_is_inconclusive_not_refuted(tmp_path: Path, workflow: str) -> None:
+    """A window with no container line (pods never started, logs not exported) shows nothing
+    either way: only a workload that logged and printed none of the page's lines refutes it."""
+    pod = "rl-train-head-8x2vq"
+    run = _verify(
+        tmp_path,
+        workflow,
+        "rl-train",
+        [_event(1, 0, pod, "Scheduled", f"Successfully assigned default/{pod} to {NODES[0]}")],
+    )
+    assert run["verdict"] == "inconclusive", run
+    logged = _verify(tmp_path, workflow, "rl-train", [_line(1, 0, pod, "Iteration 3: reward 0.4")])
+    assert logged["verdict"] == "refuted", logged
