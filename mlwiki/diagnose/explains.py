@@ -4,9 +4,12 @@ Some root matches are the visible effect of another: pods fail to schedule for T
 the autoscaler could not get capacity, Kueue holds the quota, or a node's TPU device plugin lost
 a chip; JAX falls back to CPU ("libtpu is not installed") *because* another process holds the
 TPU. Both lines are roots in TAXONOMY.md, and the effect is usually logged first, so "the
-earliest root wins" would name the effect. `EXPLAINED_BY[effect]` lists, in order of preference,
-the symptoms that explain it; when one of them is in the same disruption it becomes the root
-cause, while the disruption keeps the kind of the effect (the pods still never ran).
+earliest root wins" would name the effect. The same holds for one line that two roots match at
+different depths (a generic CSI mount refusal whose text is the Cloud Storage FUSE driver's reason,
+a connect error whose reason is a certificate check): the deeper page explains the shallower.
+`EXPLAINED_BY[effect]` lists, in order of preference, the symptoms that explain it; when one of
+them is in the same disruption it becomes the root cause, while the disruption keeps the kind of
+the effect (the pods still never ran).
 """
 
 from __future__ import annotations
@@ -27,6 +30,19 @@ EXPLAINED_BY: dict[str, tuple[str, ...]] = {
     # the TPU backend did not come up: after "TPU is already in use" it is the effect, not a
     # version problem.
     "libtpu-version-mismatch": ("tpu-already-in-use",),
+    # A generic CSI mount refusal (its gRPC code) and a Cloud Storage 403 quoted inside it are the
+    # effect when the Cloud Storage FUSE driver names the reason for that same mount.
+    "container-config-error": ("gcsfuse-mount-failure",),
+    "checkpoint-gcs-permission": ("gcsfuse-mount-failure",),
+    # The kubelet failing pods to free its node for a system-critical pod: priority is the reason.
+    "pod-evicted-node-pressure": ("pod-preempted-by-priority",),
+    # A connect, or an admission webhook call, that failed in the TLS handshake: the certificate
+    # check is the reason.
+    "dependency-unreachable": ("tls-certificate-error",),
+    "admission-webhook-denied": ("tls-certificate-error",),
+    # A registry's certificate the kubelet does not trust: the pod's trouble is still the image,
+    # and image-pull-failure names the registry (its family holds the registry's TLS errors).
+    "tls-certificate-error": ("image-pull-failure",),
 }
 
 
