@@ -21,7 +21,7 @@ import orjson
 from mlwiki.diagnose.progress import Progress
 from mlwiki.diagnose.signatures import SignatureSet
 from mlwiki.diagnose.topology import Topology
-from mlwiki.logs.entry import EntryFacts, facts_of, synthetic_insert_id
+from mlwiki.logs.entry import EntryFacts, Stream, facts_of, record_line, synthetic_insert_id
 from mlwiki.logs.store import EntryStore
 from mlwiki.wiki import Symptom
 
@@ -113,6 +113,13 @@ class Scan:
     # The store the entries are kept in, told what the pass found in each (its indexes answer
     # the verification queries' symptom_match clauses from that).
     store: Optional[EntryStore] = None
+    # By store index (`EntryFacts.index`): where a matched entry is in `entries`, and the
+    # (field, text) of each container line written within `JOIN_NS` of the line before or
+    # after it on its stream: the lines of written records, which
+    # `mlwiki.diagnose.continuation` then reads without decoding them again.
+    stored: dict[int, int] = field(default_factory=dict)
+    lines: dict[int, tuple[str, str]] = field(default_factory=dict)
+    _previous: dict[Stream, EntryFacts] = field(default_factory=dict, repr=False)
     _relevant: Optional[list[Hit]] = field(default=None, repr=False)
 
     @property
@@ -133,6 +140,9 @@ class Scan:
             topology.progress.observe(facts)
         elif facts.log_name.endswith("/logs/events"):
             topology.progress.observe_event(facts.entry, when, topology.workload)
+        stored = facts.index
+        if stored is not None and resource_type == "k8s_container" and facts.pod:
+            self._keep_line(facts, stored)
         found = self.signatures.scan_all(facts)
         if self.store is not None:  # every page found, as a query would find it
             self.store.note_matches(
@@ -144,6 +154,8 @@ class Scan:
         entry = facts.entry
         index = len(self.entries)
         self.entries.append(entry)
+        if stored is not None:
+            self.stored[stored] = index
         has_cascade = any(raw.signature.role == CASCADE for raw in found)
         payload = facts.payload
         reason = payload.get("reason") if payload is not None else None
@@ -172,6 +184,19 @@ class Scan:
                 )
             )
 
+    def _keep_line(self, facts: EntryFacts, stored: int) -> None:
+        """Keep the text of a container line and of the stream's line read before it when
+        they were written within `JOIN_NS` of each other: in a bundle (in either time order)
+        the lines of one written record arrive one after the other on their stream."""
+        stream = facts.stream
+        previous = self._previous.get(stream)
+        self._previous[stream] = facts
+        if previous is not None and abs(facts.instant - previous.instant) <= JOIN_NS:
+            lines = self.lines
+            if previous.index not in lines:
+                lines[previous.index] = record_line(previous.entry)  # type: ignore[index]
+            lines[stored] = record_line(facts.entry)
+
     def add_all(self, entries: Iterable[Union[EntryFacts, dict[str, Any]]]) -> Scan:
         """Read every entry: their facts, or LogEntry dicts (those without a timestamp are
         skipped, as a store skips them)."""
@@ -187,6 +212,7 @@ class Scan:
         node-pool event (repair, upgrade) points to; then put the hits in time order (ties by
         insertId and symptom) so that no later choice depends on the order entries arrived in."""
         self.topology.finish()
+        self._previous.clear()
         self._relevant = None
         for hit in self.hits:
             if hit.host is None and hit.pod:
@@ -269,6 +295,9 @@ class Scan:
 
 
 AUTOSCALER_LOG = "cluster-autoscaler-visibility"
+# Nanoseconds between two lines of one write: the logging agent stamps each line of a container
+# as it reads it (see `mlwiki.diagnose.continuation`).
+JOIN_NS = 2_000_000
 RECORD_REACH = 0.25  # seconds: the lines of one write (a traceback, a fatal line and its abort)
 
 

@@ -199,15 +199,16 @@ class _Splitter:
             stream: Optional[Stream] = stream_of(entry)
         else:
             instant = stream = None
-        problem = limits.entry_problem(
-            entry,
-            raw,
-            timestamp_read=instant is not None,
-            unicode_checked=True,
-            stream_checked=stream is not None and stream.usual,
-        )
-        if problem:
-            raise BadInput(f"{self.path}:{self.line_at(start)}: {problem}")
+        if instant is None or stream is None or not stream.usual or not limits.flat(entry):
+            problem = limits.entry_problem(
+                entry,
+                raw,
+                timestamp_read=instant is not None,
+                unicode_checked=True,
+                stream_checked=stream is not None and stream.usual,
+            )
+            if problem:
+                raise BadInput(f"{self.path}:{self.line_at(start)}: {problem}")
         offset = self.base + start if self.seekable else None
         if self.number is None:
             return entry, instant, offset, end - start

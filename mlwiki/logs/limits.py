@@ -172,6 +172,27 @@ _USUAL_LAYOUTS: set[tuple[tuple[str, ...], tuple[type, ...]]] = set()
 MAX_LAYOUTS = 4096
 
 
+# The layouts (field names, then their values' types, in one tuple) of entries found flat:
+# every field of `_FLAT_FIELDS` and of its usual type (see `flat`).
+_FLAT_LAYOUTS: set[tuple[Any, ...]] = set()
+
+
+def flat(entry: dict[str, Any]) -> bool:
+    """Whether `entry`, whose timestamp its reader parsed, whose decoder refuses lone
+    surrogates and whose resource and labels are a stream's already checked (see
+    `entry_problem`), holds only strings and those string maps: then nothing in it is left to
+    check (`entry_problem` is None). One set lookup for a layout seen before: the usual case."""
+    layout = (*entry, *map(type, entry.values()))
+    if layout in _FLAT_LAYOUTS:
+        return True
+    if not (_FLAT_FIELDS.issuperset(entry) and _usual_shape(entry, stream_checked=True)):
+        return False
+    if len(_FLAT_LAYOUTS) >= MAX_LAYOUTS:
+        _FLAT_LAYOUTS.clear()
+    _FLAT_LAYOUTS.add(layout)
+    return True
+
+
 def _usual_shape(entry: dict[str, Any], stream_checked: bool = False) -> bool:
     """Whether every field `_field_problem` checks has exactly its usual type: True for almost
     every entry, cheaply (a layout seen before, else one set intersection; C-level type sets
