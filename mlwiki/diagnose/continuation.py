@@ -39,8 +39,10 @@ only the joined text matches. Catch-all hits yield to a specific page in the sam
 traceback the last frame above the raised line), which the report quotes.
 
 The records are found in one sweep of the store's container streams (`EntryStore.runs`: runs of
-lines within `JOIN`, found from the index without decoding); only the entries of such runs are
-read, an entry the pass matched from its own copy, and the set matches (`SignatureSet.pages`)
+lines within `JOIN`, found from the index without decoding); their lines' texts are the pass's
+own (`Scan.lines`: a line within `JOIN` of the one read before it on its stream, as a record's
+lines arrive in a bundle in either time order; `Scan.entries` for a matched line), so only a
+line the pass did not keep is decoded again, and the set matches (`SignatureSet.pages`)
 come first so that spans and groups are read only for a record where a new page appears. The
 work is linear in the entries; records are bounded by `MAX_RECORD_LINES`. `mlwiki match` reports
 the same records (`read_records`).

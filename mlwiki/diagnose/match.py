@@ -1,7 +1,9 @@
 """The single pass: every entry is matched against the signature set and feeds the topology.
 
 Only matched entries are kept whole (they may become evidence); of the others only compact facts
-remain (per-pod and per-node first/last times and counts, in `Topology`). Entries may arrive in
+remain (per-pod and per-node first/last times and counts, in `Topology`), and the text of a
+container line written within `JOIN_NS` of its stream's line before it (`Scan.lines`: the lines
+of written records, which `mlwiki.diagnose.continuation` joins without decoding them again). Entries may arrive in
 any order: nothing here depends on it. The cycle collector is paused while the pass runs
 (`collector_paused`): what it allocates is acyclic and freed by reference counting.
 """
