@@ -162,6 +162,11 @@ def test_records_do_not_depend_on_the_order_entries_arrive_in(tmp_path: Path) ->
     forward = _diagnose(tmp_path, "trainer", entries)
     backward = _diagnose(tmp_path, "trainer", list(reversed(entries)))
     assert json.dumps(forward["evidence"]) == json.dumps(backward["evidence"])
+    # A record's lines in no time order (every other line first): the pass cannot have kept
+    # them as they came, so the record sweep reads the stream again, with the same result.
+    shuffled = _diagnose(tmp_path, "trainer", entries[::2] + entries[1::2])
+    assert json.dumps(forward["evidence"]) == json.dumps(shuffled["evidence"])
+    assert any(e["symptom"] == "gcs-throttling" for e in forward["evidence"]), forward["evidence"]
 
 
 # Real records, as their sources printed them (one entry per line, as GKE stores them).

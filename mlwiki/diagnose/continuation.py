@@ -42,10 +42,11 @@ The records are found in one sweep of the store's container streams (`EntryStore
 lines within `JOIN`, found from the index without decoding); their lines' texts are the pass's
 own (`Scan.lines`: a line within `JOIN` of the one read before it on its stream, as a record's
 lines arrive in a bundle in either time order; `Scan.entries` for a matched line), so only a
-line the pass did not keep is decoded again, and the set matches (`SignatureSet.pages`)
-come first so that spans and groups are read only for a record where a new page appears. The
-work is linear in the entries; records are bounded by `MAX_RECORD_LINES`. `mlwiki match` reports
-the same records (`read_records`).
+line the pass did not keep is decoded again; when every stream's lines came in one time order,
+the lines kept are all the records' lines and the sweep reads only them (`Scan.runs_kept`).
+The set matches (`SignatureSet.pages`) come first so that spans and groups are read only for a
+record where a new page appears. The work is linear in the entries; records are bounded by
+`MAX_RECORD_LINES`. `mlwiki match` reports the same records (`read_records`).
 """
 
 from __future__ import annotations
@@ -118,7 +119,7 @@ def gather_records(scan: Scan, store: EntryStore) -> None:
     dropped: set[int] = set()
     added: list[Hit] = []
     with collector_paused():  # the records' entries are acyclic: see match.collector_paused
-        for _, run in store.runs("k8s_container", JOIN_NS):
+        for _, run in store.runs("k8s_container", JOIN_NS, scan.runs_kept(store)):
             lines: list[Line] = []
             for index in run:
                 line = kept.get(index)

@@ -23,7 +23,7 @@ import orjson
 from mlwiki.diagnose.progress import Progress
 from mlwiki.diagnose.signatures import SignatureSet
 from mlwiki.diagnose.topology import Topology
-from mlwiki.logs.entry import EntryFacts, Stream, facts_of, record_line, synthetic_insert_id
+from mlwiki.logs.entry import EntryFacts, facts_of, record_line, synthetic_insert_id
 from mlwiki.logs.store import EntryStore
 from mlwiki.wiki import Symptom
 
@@ -116,12 +116,15 @@ class Scan:
     # the verification queries' symptom_match clauses from that).
     store: Optional[EntryStore] = None
     # By store index (`EntryFacts.index`): where a matched entry is in `entries`, and the
-    # (field, text) of each container line written within `JOIN_NS` of the line before or
-    # after it on its stream: the lines of written records, which
-    # `mlwiki.diagnose.continuation` then reads without decoding them again.
+    # (field, text) of each container line written within `JOIN_NS` of the line read before or
+    # after it on its (pod, logName) stream: the lines of written records, which
+    # `mlwiki.diagnose.continuation` then reads without decoding them again (see `runs_kept`).
     stored: dict[int, int] = field(default_factory=dict)
     lines: dict[int, tuple[str, str]] = field(default_factory=dict)
-    _previous: dict[Stream, EntryFacts] = field(default_factory=dict, repr=False)
+    indexed: int = 0  # entries read with a store index
+    shuffled: bool = False  # a container stream's lines came neither oldest nor newest first
+    # Each container stream's last line read and the time order its lines came in (+1, -1).
+    _previous: dict[tuple[str, str], list[Any]] = field(default_factory=dict, repr=False)
     _relevant: Optional[list[Hit]] = field(default=None, repr=False)
 
     @property
@@ -143,8 +146,13 @@ class Scan:
         elif facts.log_name.endswith("/logs/events"):
             topology.progress.observe_event(facts.entry, when, topology.workload)
         stored = facts.index
-        if stored is not None and resource_type == "k8s_container" and facts.pod:
-            self._keep_line(facts, stored)
+        if stored is not None:
+            self.indexed += 1
+            # The store's record sweep takes the type case-insensitively (as queries do).
+            if facts.pod and (
+                resource_type == "k8s_container" or resource_type.lower() == "k8s_container"
+            ):
+                self._keep_line(facts, stored)
         found = self.signatures.scan_all(facts)
         if self.store is not None:  # every page found, as a query would find it
             self.store.note_matches(
@@ -187,17 +195,38 @@ class Scan:
             )
 
     def _keep_line(self, facts: EntryFacts, stored: int) -> None:
-        """Keep the text of a container line and of the stream's line read before it when
-        they were written within `JOIN_NS` of each other: in a bundle (in either time order)
-        the lines of one written record arrive one after the other on their stream."""
-        stream = facts.stream
-        previous = self._previous.get(stream)
-        self._previous[stream] = facts
-        if previous is not None and abs(facts.instant - previous.instant) <= JOIN_NS:
+        """Keep the text of a container line and of its stream's line read before it when
+        they were written within `JOIN_NS` of each other. In a bundle written in either time
+        order the lines of one written record arrive one after the other on their stream, so
+        the lines kept are all the records' lines; a stream whose lines come in no such order
+        sets `shuffled` (see `runs_kept`)."""
+        key = (facts.pod, facts.log_name)
+        seen = self._previous.get(key)
+        if seen is None:
+            self._previous[key] = [facts, 0]
+            return
+        previous, order = seen
+        seen[0] = facts
+        step = facts.instant - previous.instant
+        if step:
+            if not order:
+                seen[1] = 1 if step > 0 else -1
+            elif (step > 0) != (order > 0):
+                self.shuffled = True
+        if -JOIN_NS <= step <= JOIN_NS:
             lines = self.lines
             if previous.index not in lines:
-                lines[previous.index] = record_line(previous.entry)  # type: ignore[index]
+                lines[previous.index] = record_line(previous.entry)
             lines[stored] = record_line(facts.entry)
+
+    def runs_kept(self, store: EntryStore) -> Optional[dict[int, tuple[str, str]]]:
+        """The lines kept (`lines`) when they hold every line of every written record of
+        `store`'s container streams: the pass read all of the store's entries (`indexed`), and
+        each stream's lines came in one time order, so two lines of a record (within `JOIN_NS`
+        of each other, nothing between them but lines as close) were read one after the other.
+        None otherwise: the record sweep then reads all of the store's entries."""
+        complete = not self.shuffled and self.indexed == len(store)
+        return self.lines if complete else None
 
     def add_all(self, entries: Iterable[Union[EntryFacts, dict[str, Any]]]) -> Scan:
         """Read every entry: their facts, or LogEntry dicts (those without a timestamp are

@@ -303,10 +303,10 @@ class _Splitter:
         marker = b"\n" + indent + b"}"
         follows = b",\n" + indent + b"{"
         opened = marker[:-1]
-        while True:
-            if self.buffer[position - len(opened) : position] != opened:
-                self._resume = -1 - position  # not laid out like the first entry
-                return
+        if self.buffer[position - len(opened) : position] != opened:
+            self._resume = -1 - position  # not laid out like the first entry
+            return
+        while True:  # each entry after the first opens where `follows` says
             searched = position
             while True:
                 end = self.buffer.find(marker, searched)
