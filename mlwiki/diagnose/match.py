@@ -122,9 +122,11 @@ class Scan:
     stored: dict[int, int] = field(default_factory=dict)
     lines: dict[int, tuple[str, str]] = field(default_factory=dict)
     indexed: int = 0  # entries read with a store index
-    shuffled: bool = False  # a container stream's lines came neither oldest nor newest first
+    # `lines` may miss a record's lines: a container stream's lines came in no time order (not
+    # oldest nor newest first), or there were more than `MAX_KEPT_LINES` (see `runs_kept`).
+    lines_partial: bool = False
     # Each container stream's last line read and the time order its lines came in (+1, -1).
-    _previous: dict[tuple[str, str], list[Any]] = field(default_factory=dict, repr=False)
+    _previous: dict[tuple[Optional[str], str], list[Any]] = field(default_factory=dict, repr=False)
     _relevant: Optional[list[Hit]] = field(default=None, repr=False)
 
     @property
@@ -199,7 +201,8 @@ class Scan:
         they were written within `JOIN_NS` of each other. In a bundle written in either time
         order the lines of one written record arrive one after the other on their stream, so
         the lines kept are all the records' lines; a stream whose lines come in no such order
-        sets `shuffled` (see `runs_kept`)."""
+        sets `lines_partial` (see `runs_kept`), as does a flood of records' lines beyond
+        `MAX_KEPT_LINES` (memory stays bounded: the rest are read again from the store)."""
         key = (facts.pod, facts.log_name)
         seen = self._previous.get(key)
         if seen is None:
@@ -212,9 +215,12 @@ class Scan:
             if not order:
                 seen[1] = 1 if step > 0 else -1
             elif (step > 0) != (order > 0):
-                self.shuffled = True
+                self.lines_partial = True
         if -JOIN_NS <= step <= JOIN_NS:
             lines = self.lines
+            if len(lines) >= MAX_KEPT_LINES:  # a flood of records: the sweep reads them again
+                self.lines_partial = True
+                return
             if previous.index not in lines:
                 lines[previous.index] = record_line(previous.entry)
             lines[stored] = record_line(facts.entry)
@@ -225,7 +231,7 @@ class Scan:
         each stream's lines came in one time order, so two lines of a record (within `JOIN_NS`
         of each other, nothing between them but lines as close) were read one after the other.
         None otherwise: the record sweep then reads all of the store's entries."""
-        complete = not self.shuffled and self.indexed == len(store)
+        complete = not self.lines_partial and self.indexed == len(store)
         return self.lines if complete else None
 
     def add_all(self, entries: Iterable[Union[EntryFacts, dict[str, Any]]]) -> Scan:
@@ -329,6 +335,7 @@ AUTOSCALER_LOG = "cluster-autoscaler-visibility"
 # Nanoseconds between two lines of one write: the logging agent stamps each line of a container
 # as it reads it (see `mlwiki.diagnose.continuation`).
 JOIN_NS = 2_000_000
+MAX_KEPT_LINES = 1 << 18  # records' lines whose texts the pass keeps (see `Scan._keep_line`)
 RECORD_REACH = 0.25  # seconds: the lines of one write (a traceback, a fatal line and its abort)
 
 
