@@ -88,6 +88,20 @@ def test_a_plain_file_is_kept_as_offsets_and_read_again(tmp_path: Path) -> None:
         list(store.entries())
 
 
+@pytest.mark.parametrize("chunk", range(1, 24))
+def test_a_read_ending_anywhere_between_entries_keeps_the_split(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chunk: int
+) -> None:
+    """Wherever a read ends (inside `},\n  {` too), every entry is split by its layout and kept
+    as an offset: none is left to the streaming decoder and copied."""
+    monkeypatch.setattr(bundle, "CHUNK_BYTES", chunk)
+    path = tmp_path / "logs.json"
+    path.write_text(json.dumps(entries()[:4], indent=2))
+    store, _ = load_bundle(path)
+    assert all(blob is None for blob in store._blobs)
+    assert by_id(list(store.entries())) == by_id(entries()[:4])
+
+
 @pytest.mark.parametrize(
     ("name", "content", "message"),
     [

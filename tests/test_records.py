@@ -12,6 +12,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from mlwiki.diagnose import match
 from mlwiki.diagnose.match import Hit
 from mlwiki.diagnose.pipeline import diagnose
 from tests.test_workload_failures import WIKI, _diagnose, _event, _line
@@ -157,11 +160,22 @@ def test_two_writes_of_one_body_are_two_records(tmp_path: Path) -> None:
     assert set(hits) <= {"ln13", "ln43"}, hits
 
 
-def test_records_do_not_depend_on_the_order_entries_arrive_in(tmp_path: Path) -> None:
+def test_records_do_not_depend_on_the_order_entries_arrive_in(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     entries = _write(0, 0, ["saving"]) + _write(10, 30, GCS_BODY) + [_crash(90, 31)]
     forward = _diagnose(tmp_path, "trainer", entries)
     backward = _diagnose(tmp_path, "trainer", list(reversed(entries)))
     assert json.dumps(forward["evidence"]) == json.dumps(backward["evidence"])
+    # A record's lines in no time order (every other line first): the pass cannot have kept
+    # them as they came, so the record sweep reads the stream again, with the same result.
+    shuffled = _diagnose(tmp_path, "trainer", entries[::2] + entries[1::2])
+    assert json.dumps(forward["evidence"]) == json.dumps(shuffled["evidence"])
+    assert any(e["symptom"] == "gcs-throttling" for e in forward["evidence"]), forward["evidence"]
+    # More records' lines than the pass keeps: the sweep reads the rest again from the store.
+    monkeypatch.setattr(match, "MAX_KEPT_LINES", 2)
+    flooded = _diagnose(tmp_path, "trainer", entries)
+    assert json.dumps(forward["evidence"]) == json.dumps(flooded["evidence"])
 
 
 # Real records, as their sources printed them (one entry per line, as GKE stores them).

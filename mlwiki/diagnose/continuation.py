@@ -40,32 +40,42 @@ explains them (a root or cascade; a symptom only on the exception's own line: as
 traceback the last frame above the raised line), which the report quotes.
 
 The records are found in one sweep of the store's container streams (`EntryStore.runs`: runs of
-lines within `JOIN`, found from the index without decoding); only the entries of such runs are
-read, an entry the pass matched from its own copy, and the set matches (`SignatureSet.pages`)
-come first so that spans and groups are read only for a record where a new page appears. The
-work is linear in the entries; records are bounded by `MAX_RECORD_LINES`. `mlwiki match` reports
-the same records (`read_records`).
+lines within `JOIN`, found from the index without decoding); their lines' texts are the pass's
+own (`Scan.lines`: a line within `JOIN` of the one read before it on its stream, as a record's
+lines arrive in a bundle in either time order; `Scan.entries` for a matched line), so only a
+line the pass did not keep is decoded again; when every stream's lines came in one time order,
+the lines kept are all the records' lines and the sweep reads only them (`Scan.runs_kept`).
+The set matches (`SignatureSet.pages`) come first so that spans and groups are read only for a
+record where a new page appears. The work is linear in the entries; records are bounded by
+`MAX_RECORD_LINES`. `mlwiki match` reports the same records (`read_records`).
 """
 
 from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime, timezone
 from itertools import accumulate
 from typing import Any, Optional
 
 from mlwiki.diagnose.flowed import flowed_text
-from mlwiki.diagnose.match import CASCADE, ROOT, Hit, Scan, collector_paused, hit_order
+from mlwiki.diagnose.match import (
+    CASCADE,
+    JOIN_NS,
+    ROOT,
+    Hit,
+    Scan,
+    collector_paused,
+    hit_order,
+)
 from mlwiki.diagnose.signatures import MAX_QUOTE, RawMatch
-from mlwiki.logs.entry import entry_text, facts_of
+from mlwiki.logs.entry import entry_text, facts_of, record_line
 from mlwiki.logs.query import compile_filter, quote
 from mlwiki.logs.store import EntryStore
 from mlwiki.timewindow import NS_PER_SECOND, timestamp_ns
 
-JOIN = 0.002  # seconds between two lines of one write (the agent stamps each line as it reads it)
-JOIN_NS = int(JOIN * NS_PER_SECOND)
+JOIN = JOIN_NS / NS_PER_SECOND  # seconds between two lines of one write (`match.JOIN_NS`)
 REACH = 1.0  # seconds around a hit searched for its record's names (and fetched when live)
 MAX_RECORD_LINES = 400  # a longer run of lines is cut into records of this size
 EXCERPT_BEFORE, EXCERPT_AFTER = 2, 2  # record lines quoted around the decisive line
@@ -91,62 +101,63 @@ def gather_records(scan: Scan, store: EntryStore) -> None:
     """Match every written record of several lines once (see the module docstring).
 
     One sweep of the store's container streams in time order finds their runs of lines each
-    within `JOIN` of the one before without decoding anything (`EntryStore.runs`); only the
-    entries of such runs are read (an entry the pass matched from its own copy), one run at a
-    time, so the work is linear in the entries and the memory bounded by the longest run.
+    within `JOIN` of the one before without decoding anything (`EntryStore.runs`); a line's
+    text is the pass's own (`Scan.lines`, `Scan.entries`), and only a line the pass did not
+    keep is read again, one run at a time, so the work is linear in the entries and the memory
+    bounded by the longest run.
     """
-    hits: dict[tuple[str, str, str], list[Hit]] = {}
+    hits: dict[int, list[Hit]] = {}  # by the position of their entry in `scan.entries`
     for hit in scan.hits:
         if hit.pod and hit.field in CONTAINER_TEXT:
-            hits.setdefault((hit.pod, hit.log_name, hit.insert_id), []).append(hit)
-    copies = {_stream_key(entry): entry for entry in scan.entries}  # what the pass matched
+            hits.setdefault(hit.index, []).append(hit)
+    stored, kept, entries = scan.stored, scan.lines, scan.entries
+
+    def entry_at(index: int) -> dict[str, Any]:
+        """The entry at store `index`: the pass's copy when it matched it."""
+        at = stored.get(index)
+        return store.entry(index) if at is None else entries[at]
+
     dropped: set[int] = set()
     added: list[Hit] = []
     with collector_paused():  # the records' entries are acyclic: see match.collector_paused
-        for (pod, log_name), run in store.runs("k8s_container", JOIN_NS):
-            lines: list[tuple[dict[str, Any], Optional[Sequence[Hit]], str]] = []
+        for _, run in store.runs("k8s_container", JOIN_NS, scan.runs_kept(store)):
+            lines: list[Line] = []
             for index in run:
-                insert_id = store.insert_id(index)
-                key = (pod, log_name, insert_id)
-                entry = copies.get(key)
-                if entry is None:
-                    lines.append((store.entry(index), None, insert_id))
-                else:
-                    lines.append((entry, hits.get(key, ()), insert_id))
+                line = kept.get(index)
+                at = stored.get(index)
+                if line is None:
+                    line = record_line(store.entry(index) if at is None else entries[at])
+                found = None if at is None else hits.get(at, ())
+                lines.append((index, *line, found, store.insert_id(index)))
             for record in _split(lines):
                 if len(record) < 2:
                     continue
-                inside = [h for _, _, found, _ in record if found for h in found]
-                kept, extra = _match_record(scan, record, inside)
-                standing = {id(h) for h in kept}
-                dropped.update(id(h) for h in inside if id(h) not in standing)
+                inside = [h for *_, found, _ in record if found for h in found]
+                standing, extra = _match_record(scan, record, inside, entry_at)
+                chosen = {id(h) for h in standing}
+                dropped.update(id(h) for h in inside if id(h) not in chosen)
                 added.extend(extra)
     if dropped or added:
         scan.hits = sorted([h for h in scan.hits if id(h) not in dropped] + added, key=hit_order)
 
 
-# A record's line: its entry, text, hits (None: the pass matched nothing in it) and insertId.
-Line = tuple[dict[str, Any], str, Optional[Sequence[Hit]], str]
+# A record's line: its entry's store index, its field and text, its hits (None: the pass
+# matched nothing in it) and its insertId.
+Line = tuple[int, str, str, Optional[Sequence[Hit]], str]
 
 
-def _stream_key(entry: dict[str, Any]) -> tuple[str, str, str]:
-    """(pod, logName, insertId) of a container entry, as `EntryStore.runs` names its lines."""
-    labels = (entry.get("resource") or {}).get("labels") or {}
-    return (labels.get("pod_name") or "", entry.get("logName") or "", entry.get("insertId") or "")
-
-
-def _split(run: list[tuple[dict[str, Any], Optional[Sequence[Hit]], str]]) -> Iterator[list[Line]]:
+def _split(run: list[Line]) -> Iterator[list[Line]]:
     """The written records of one run of a stream's lines (each within `JOIN` of the one
-    before), in time order, each line with its text, hits and insertId (see `_header`)."""
+    before), in time order (see `_header`)."""
     record: list[Line] = []
     stamped = False  # the line before carries a stamp
-    for entry, found, insert_id in run:
-        text = _text(entry)
+    for line in run:
+        text = line[2]
         stamp = STAMP.match(text)
         if record and (len(record) >= MAX_RECORD_LINES or _header(text, stamp, stamped)):
             yield record
             record = []
-        record.append((entry, text, found, insert_id))
+        record.append(line)
         stamped = stamp is not None
     if record:
         yield record
@@ -166,32 +177,25 @@ def _header(text: str, stamp: Optional[re.Match[str]], stamped: bool) -> bool:
     return not stamped or HEADER.match(text, stamp.end()) is not None
 
 
-def _field(entry: dict[str, Any]) -> str:
-    """The message field a container line is in (`CONTAINER_TEXT`)."""
-    return "textPayload" if isinstance(entry.get("textPayload"), str) else "jsonPayload.message"
-
-
-def _text(entry: dict[str, Any]) -> str:
-    """`entry_text`, read straight from `textPayload` for the usual container line."""
-    text = entry.get("textPayload")
-    if isinstance(text, str) and "jsonPayload" not in entry and "protoPayload" not in entry:
-        return text
-    return entry_text(entry)
-
-
-def _match_record(scan: Scan, record: list[Line], inside: list[Hit]) -> tuple[list[Hit], list[Hit]]:
+def _match_record(
+    scan: Scan,
+    record: list[Line],
+    inside: list[Hit],
+    entry_at: Callable[[int], dict[str, Any]],
+) -> tuple[list[Hit], list[Hit]]:
     """The record's hits that stand (one per page, on its decisive line) and the new hits of the
     pages only its joined text matches (by a match across its lines: a page one line matches on
-    its own was the pass's to find, and to drop)."""
+    its own was the pass's to find, and to drop); `entry_at` reads a line's entry by its store
+    index (a new hit cites it)."""
     signatures = scan.signatures
-    lines = [text for _, text, _, _ in record]
+    lines = [line[2] for line in record]
     joined = "\n".join(lines)
     matched = {hit.symptom for hit in inside}
     # Set matches first (no span read): the pages the record as written or flowed holds that no
     # hit of its lines names, less those one line holds on its own.
-    field = _field(record[0][0])
+    field = record[0][1]
     new = (signatures.pages(joined, field) | signatures.pages(flowed_text(joined), field)) - matched
-    for _, text, found, _ in record:
+    for _, _, text, found, _ in record:
         if not new:
             break
         if found is not None:  # only a line the pass matched holds a page on its own
@@ -203,7 +207,7 @@ def _match_record(scan: Scan, record: list[Line], inside: list[Hit]) -> tuple[li
     if not new and not inside:
         return [], []
     found = signatures.scan_text(joined, frozenset(matched), field) if new else []
-    ids = [insert_id for _, _, _, insert_id in record]
+    ids = [line[4] for line in record]
     position = {insert_id: i for i, insert_id in enumerate(ids)}
     generic = scan.signatures.generic
     # One hit per page and per thing it names: a digest's lines naming different hosts stay
@@ -227,7 +231,7 @@ def _match_record(scan: Scan, record: list[Line], inside: list[Hit]) -> tuple[li
         last = bisect.bisect_right(starts, start + len(raw.quote) - 1) - 1
         if start < 0 or first == last:
             continue
-        hit = _hit(scan, record[last][0], raw, cascade)
+        hit = _hit(scan, entry_at(record[last][0]), raw, cascade)
         if hit is not None:
             extra.append(hit)
     standing = kept + extra

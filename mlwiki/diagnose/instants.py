@@ -64,8 +64,8 @@ class Slots:
 
     __slots__ = ("_ordered", "_seen")
 
-    def __init__(self) -> None:
-        self._seen: set[int] = set()
+    def __init__(self, slots: Iterable[int] = ()) -> None:
+        self._seen: set[int] = set(slots)
         self._ordered: Optional[Instants] = None
 
     def add(self, slot: int) -> None:

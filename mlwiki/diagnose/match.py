@@ -1,7 +1,9 @@
 """The single pass: every entry is matched against the signature set and feeds the topology.
 
 Only matched entries are kept whole (they may become evidence); of the others only compact facts
-remain (per-pod and per-node first/last times and counts, in `Topology`). Entries may arrive in
+remain (per-pod and per-node first/last times and counts, in `Topology`), and the text of a
+container line written within `JOIN_NS` of its stream's line before it (`Scan.lines`: the lines
+of written records, which `mlwiki.diagnose.continuation` joins without decoding them again). Entries may arrive in
 any order: nothing here depends on it. The cycle collector is paused while the pass runs
 (`collector_paused`): what it allocates is acyclic and freed by reference counting.
 """
@@ -21,7 +23,7 @@ import orjson
 from mlwiki.diagnose.progress import Progress
 from mlwiki.diagnose.signatures import SignatureSet
 from mlwiki.diagnose.topology import Topology
-from mlwiki.logs.entry import EntryFacts, facts_of, synthetic_insert_id
+from mlwiki.logs.entry import EntryFacts, facts_of, record_line, synthetic_insert_id
 from mlwiki.logs.store import EntryStore
 from mlwiki.wiki import Symptom
 
@@ -113,6 +115,18 @@ class Scan:
     # The store the entries are kept in, told what the pass found in each (its indexes answer
     # the verification queries' symptom_match clauses from that).
     store: Optional[EntryStore] = None
+    # By store index (`EntryFacts.index`): where a matched entry is in `entries`, and the
+    # (field, text) of each container line written within `JOIN_NS` of the line read before or
+    # after it on its (pod, logName) stream: the lines of written records, which
+    # `mlwiki.diagnose.continuation` then reads without decoding them again (see `runs_kept`).
+    stored: dict[int, int] = field(default_factory=dict)
+    lines: dict[int, tuple[str, str]] = field(default_factory=dict)
+    indexed: int = 0  # entries read with a store index
+    # `lines` may miss a record's lines: a container stream's lines came in no time order (not
+    # oldest nor newest first), or there were more than `MAX_KEPT_LINES` (see `runs_kept`).
+    lines_partial: bool = False
+    # Each container stream's last line read and the time order its lines came in (+1, -1).
+    _previous: dict[tuple[Optional[str], str], list[Any]] = field(default_factory=dict, repr=False)
     _relevant: Optional[list[Hit]] = field(default=None, repr=False)
 
     @property
@@ -133,6 +147,14 @@ class Scan:
             topology.progress.observe(facts)
         elif facts.log_name.endswith("/logs/events"):
             topology.progress.observe_event(facts.entry, when, topology.workload)
+        stored = facts.index
+        if stored is not None:
+            self.indexed += 1
+            # The store's record sweep takes the type case-insensitively (as queries do).
+            if facts.pod and (
+                resource_type == "k8s_container" or resource_type.lower() == "k8s_container"
+            ):
+                self._keep_line(facts, stored)
         found = self.signatures.scan_all(facts)
         if self.store is not None:  # every page found, as a query would find it
             self.store.note_matches(
@@ -144,6 +166,8 @@ class Scan:
         entry = facts.entry
         index = len(self.entries)
         self.entries.append(entry)
+        if stored is not None:
+            self.stored[stored] = index
         has_cascade = any(raw.signature.role == CASCADE for raw in found)
         payload = facts.payload
         reason = payload.get("reason") if payload is not None else None
@@ -172,6 +196,44 @@ class Scan:
                 )
             )
 
+    def _keep_line(self, facts: EntryFacts, stored: int) -> None:
+        """Keep the text of a container line and of its stream's line read before it when
+        they were written within `JOIN_NS` of each other. In a bundle written in either time
+        order the lines of one written record arrive one after the other on their stream, so
+        the lines kept are all the records' lines; a stream whose lines come in no such order
+        sets `lines_partial` (see `runs_kept`), as does a flood of records' lines beyond
+        `MAX_KEPT_LINES` (memory stays bounded: the rest are read again from the store)."""
+        key = (facts.pod, facts.log_name)
+        seen = self._previous.get(key)
+        if seen is None:
+            self._previous[key] = [facts, 0]
+            return
+        previous, order = seen
+        seen[0] = facts
+        step = facts.instant - previous.instant
+        if step:
+            if not order:
+                seen[1] = 1 if step > 0 else -1
+            elif (step > 0) != (order > 0):
+                self.lines_partial = True
+        if -JOIN_NS <= step <= JOIN_NS:
+            lines = self.lines
+            if len(lines) >= MAX_KEPT_LINES:  # a flood of records: the sweep reads them again
+                self.lines_partial = True
+                return
+            if previous.index not in lines:
+                lines[previous.index] = record_line(previous.entry)
+            lines[stored] = record_line(facts.entry)
+
+    def runs_kept(self, store: EntryStore) -> Optional[dict[int, tuple[str, str]]]:
+        """The lines kept (`lines`) when they hold every line of every written record of
+        `store`'s container streams: the pass read all of the store's entries (`indexed`), and
+        each stream's lines came in one time order, so two lines of a record (within `JOIN_NS`
+        of each other, nothing between them but lines as close) were read one after the other.
+        None otherwise: the record sweep then reads all of the store's entries."""
+        complete = not self.lines_partial and self.indexed == len(store)
+        return self.lines if complete else None
+
     def add_all(self, entries: Iterable[Union[EntryFacts, dict[str, Any]]]) -> Scan:
         """Read every entry: their facts, or LogEntry dicts (those without a timestamp are
         skipped, as a store skips them)."""
@@ -187,6 +249,7 @@ class Scan:
         node-pool event (repair, upgrade) points to; then put the hits in time order (ties by
         insertId and symptom) so that no later choice depends on the order entries arrived in."""
         self.topology.finish()
+        self._previous.clear()
         self._relevant = None
         for hit in self.hits:
             if hit.host is None and hit.pod:
@@ -269,6 +332,10 @@ class Scan:
 
 
 AUTOSCALER_LOG = "cluster-autoscaler-visibility"
+# Nanoseconds between two lines of one write: the logging agent stamps each line of a container
+# as it reads it (see `mlwiki.diagnose.continuation`).
+JOIN_NS = 2_000_000
+MAX_KEPT_LINES = 1 << 18  # records' lines whose texts the pass keeps (see `Scan._keep_line`)
 RECORD_REACH = 0.25  # seconds: the lines of one write (a traceback, a fatal line and its abort)
 
 

@@ -36,9 +36,17 @@ class StepLine:
     last: tuple[float, int] = (float("-inf"), 0)  # (time, step) of the latest line
     last_entry: Optional[dict[str, Any]] = None
     last_text: str = ""
-    buckets: Slots = field(default_factory=Slots)  # STEP_BUCKET-second slots holding a line
+    slots: set[int] = field(default_factory=set)  # STEP_BUCKET-second slots holding a line
     steps: set[int] = field(default_factory=set)  # distinct step numbers seen (≤ MAX_STEPS)
     _cadence: Optional[tuple[Optional[int]]] = None  # `cadence`, until the next new step
+    _buckets: Optional[Slots] = None  # `buckets`, until the next new slot
+
+    @property
+    def buckets(self) -> Slots:
+        """The slots holding a line, for range questions (built after the pass)."""
+        if self._buckets is None:
+            self._buckets = Slots(self.slots)
+        return self._buckets
 
     def lines_between(self, start: float, end: float) -> bool:
         """Whether a line of this template was written in a whole slot between the two times."""
@@ -82,7 +90,7 @@ COMPLETION_REASONS = frozenset({"Completed", "AllJobsCompleted", "SuccessfulComp
 @dataclass
 class Progress:
     templates: dict[str, StepLine] = field(default_factory=dict)
-    _keys: dict[str, str] = field(default_factory=dict)  # raw prefix → template (a cache)
+    _lines: dict[str, StepLine] = field(default_factory=dict)  # raw prefix → its line (a cache)
     finished_at: float = float("-inf")  # latest successful completion of the workload's Job(Set)
     _chosen: Optional[tuple[Optional[StepLine]]] = None  # step_line(), until the next line
 
@@ -110,31 +118,44 @@ class Progress:
         match = _STEP.search(text)
         if match is None:
             return
-        raw = text[max(0, match.start() - TEMPLATE_CONTEXT) : match.end(0) - len(match.group(1))]
-        key = self._keys.get(raw)
-        if key is None:
-            key = _DIGITS.sub("#", raw)
-            if len(self._keys) < MAX_KEYS:  # most step lines repeat one literal prefix
-                self._keys[raw] = key
+        number = match.group(1)
+        raw = text[max(0, match.start() - TEMPLATE_CONTEXT) : match.end() - len(number)]
+        line = self._lines.get(raw)
+        if line is None:
+            line = self._line(raw)
+            if line is None:
+                return
+        when = facts.time
+        step = int(number)
+        point = (when, step)
+        self._chosen = None
+        line.count += 1
+        slot = int(when // STEP_BUCKET)
+        if slot not in line.slots:
+            line.slots.add(slot)
+            line._buckets = None
+        steps = line.steps
+        if step not in steps and len(steps) < MAX_STEPS:
+            steps.add(step)
+            line._cadence = None
+        # Ties in time go to the lower (first) or higher (last) step: whatever the input order.
+        if point < line.first:
+            line.first = point
+        if point > line.last:
+            line.last = point
+            line.last_entry, line.last_text = facts.entry, quote_of(text, *match.span())
+
+    def _line(self, raw: str) -> Optional[StepLine]:
+        """The template's line of a raw prefix not met yet (None: too many templates)."""
+        key = _DIGITS.sub("#", raw)
         line = self.templates.get(key)
         if line is None:
             if len(self.templates) >= MAX_TEMPLATES:
-                return
+                return None
             line = self.templates[key] = StepLine()
-        when = facts.time
-        step = int(match.group(1))
-        self._chosen = None
-        line.count += 1
-        line.buckets.add(int(when // STEP_BUCKET))
-        if step not in line.steps and len(line.steps) < MAX_STEPS:
-            line.steps.add(step)
-            line._cadence = None
-        # Ties in time go to the lower (first) or higher (last) step: whatever the input order.
-        if (when, step) < line.first:
-            line.first = (when, step)
-        if (when, step) > line.last:
-            line.last = (when, step)
-            line.last_entry, line.last_text = facts.entry, quote_of(text, *match.span())
+        if len(self._lines) < MAX_KEYS:  # most step lines repeat one literal prefix
+            self._lines[raw] = line
+        return line
 
     def step_line(self) -> Optional[StepLine]:
         """The workload's step line: the template seen most often, if it shows progress."""

@@ -355,7 +355,7 @@ class SignatureSet:
         """The pages whose message-text signatures (those without a field, and those bound to
         the message `field` the text is from) match `text` as written: one set match, no span
         or group is read (`scan_text` reads them)."""
-        indices = self._texts.matcher.Match(text.encode())
+        indices = self._match_texts(text.encode())
         if not indices:
             return set()
         members, fields = self._texts.members, self._text_fields

@@ -102,7 +102,7 @@ class Topology:
     _finished: bool = False
     _index: Optional[PodIndex] = None  # lookups over the pods, rebuilt after any change
     # Each stream's pod of the workload and node (see `_place`), learned once per stream.
-    _places: dict[Stream, tuple[Optional[PodInfo], Optional[NodeInfo]]] = field(
+    _places: dict[Stream, tuple[Optional[PodInfo], Optional[NodeInfo], bool]] = field(
         default_factory=dict, repr=False
     )
 
@@ -117,18 +117,16 @@ class Topology:
             self.first = when
         if when > self.last:
             self.last = when
-        resource_type = facts.resource_type
-        is_container = resource_type == "k8s_container"
-        labels = facts.labels
-        pod = facts.pod
         stream = facts.stream
-        named = pod is stream.pod and facts.host is stream.host  # neither read from the payload
+        pod = facts.pod
+        # Neither the pod nor the host read from the payload: the place is the stream's.
+        named = pod is stream.pod and facts.host is stream.host
         place = self._places.get(stream) if named else None
         if place is None:
-            place = self._place(facts, is_container)
+            place = self._place(facts)
             if named:
                 self._places[stream] = place
-        info, node_info = place
+        info, node_info, is_container = place
         if info is not None:
             if when < info.first:
                 info.first = when
@@ -141,6 +139,7 @@ class Topology:
                 self.activity.add(int(when // ACTIVITY_BUCKET))
                 if info.process_id is None:
                     info.process_id = _declared_process(facts.message)
+                labels = facts.labels
                 node = labels.get(NODE_LABEL)
                 if node:
                     info.node = str(node)
@@ -149,37 +148,49 @@ class Topology:
                 if labels and len(labels) != info.labels_read:
                     self._labels(info, labels)
                     info.labels_read = len(labels)
-        payload = facts.payload
         if node_info is not None:
             if when < node_info.first:
                 node_info.first = when
             if when > node_info.last:
                 node_info.last = when
             node_info.entries += 1
-            if payload is not None and payload.get("type") == "Warning" and not is_container:
-                node_info.warnings.add(when)
+        payload = facts.payload
         if payload is not None:
-            self._note_jobset(payload.get("involvedObject"))
-            self._note_scale_up(payload.get("decision"))
-            if payload.get("reason") == "FailedScheduling" and pod in self.pods:
-                self.unschedulable.add(when)
-            if isinstance(payload.get("message"), str):
-                self._event(payload["message"], when)
-            # The kubelet's events about a pod say which node it runs on (source.host): the only
-            # trace of a pod whose own logs are missing.
-            source = payload.get("source")
-            source_host = source.get("host") if isinstance(source, dict) else None
-            if pod in self.pods and not self.pods[pod].node and isinstance(source_host, str):
-                self.pods[pod].node = source_host
+            self._payload(payload, facts, node_info, is_container)
         return info is not None
 
-    def _place(
-        self, facts: EntryFacts, is_container: bool
-    ) -> tuple[Optional[PodInfo], Optional[NodeInfo]]:
+    def _payload(
+        self,
+        payload: dict[str, Any],
+        facts: EntryFacts,
+        node_info: Optional[NodeInfo],
+        is_container: bool,
+    ) -> None:
+        """What an entry's `jsonPayload` says: a node's Warning event, the JobSets and scale-ups
+        it names, an unschedulable pod of the workload, a pod's assignment or its node."""
+        when, pod = facts.time, facts.pod
+        if node_info is not None and payload.get("type") == "Warning" and not is_container:
+            node_info.warnings.add(when)
+        self._note_jobset(payload.get("involvedObject"))
+        self._note_scale_up(payload.get("decision"))
+        if payload.get("reason") == "FailedScheduling" and pod in self.pods:
+            self.unschedulable.add(when)
+        if isinstance(payload.get("message"), str):
+            self._event(payload["message"], when)
+        # The kubelet's events about a pod say which node it runs on (source.host): the only
+        # trace of a pod whose own logs are missing.
+        source = payload.get("source")
+        source_host = source.get("host") if isinstance(source, dict) else None
+        if pod in self.pods and not self.pods[pod].node and isinstance(source_host, str):
+            self.pods[pod].node = source_host
+
+    def _place(self, facts: EntryFacts) -> tuple[Optional[PodInfo], Optional[NodeInfo], bool]:
         """Which of the workload's pods (when it is one of them) and which node an entry is
-        about, and the other JobSets its labels name: all of it follows from the pod, the host
-        and the labels, so when the entry's stream names its pod and host (`Stream`) it is
-        learned once per stream (`_places`, emptied by `finish`, which may drop pods)."""
+        about, whether it is a container's, and the other JobSets its labels name: all of it
+        follows from the pod, the host, the resource type and the labels, so when the entry's
+        stream names its pod and host (`Stream`) it is learned once per stream (`_places`,
+        emptied by `finish`, which may drop pods)."""
+        is_container = facts.resource_type == "k8s_container"
         labels = facts.labels
         pod = facts.pod
         mine = bool(pod) and self.belongs(pod, labels)  # type: ignore[arg-type]
@@ -193,7 +204,7 @@ class Topology:
                 name = labels.get(key)
                 if name and name != self.workload:
                     self.other_workloads.add(str(name))
-        return info, node_info
+        return info, node_info, is_container
 
     def _note_scale_up(self, decision: Any) -> None:
         scale_up = decision.get("scaleUp") if isinstance(decision, dict) else None

@@ -14,7 +14,11 @@ the usual shape are not checked again) and its byte offset kept (`RawEntry`'s th
 the entry store can keep an offset into the file instead of a copy; for the diagnosis'
 pass (`iter_facts`) the splitter makes each entry's `EntryFacts` itself. Anything else (a minified array, an entry that does not decode where the layout says it
 ends) is read from that point on by a streaming JSON decoder over the text, which also names
-the line of a syntax error. Memory stays at one chunk plus one entry whatever the file size.
+the line of a syntax error. A read may end anywhere, between two entries too: the bytes the
+split looks at next (the separator `},\n  {`, the line break and indentation before an entry)
+are read before it decides, so where the chunks end never sends the rest of the file to the
+streaming decoder (which keeps no offsets, and so a copy of every entry). Memory stays at one
+chunk plus one entry whatever the file size.
 
 Files are opened and every entry checked through `mlwiki.logs.limits` (regular files only, no
 UTF-16/32, a gzip-ratio guard, entries at most `limits.MAX_ENTRY_BYTES`, LogEntry field types,
@@ -49,6 +53,7 @@ NOT_LOGS = {"expected.json", "findings.json", "manifest.json", "metadata.json", 
 KUBECTL_DIR = "kubectl"
 METRICS_DIR = "metrics"  # Cloud Monitoring time series (mlwiki.metrics.source), not log entries
 CHUNK_BYTES = 4 << 20
+KEPT_SPACE = 256  # bytes of whitespace kept across a read (an entry's line break and indent)
 _CHUNK = 1 << 20  # characters the streaming decoder reads at a time
 _UTF8_BOM = b"\xef\xbb\xbf"  # PowerShell writes one; read past, as utf-8-sig does
 _NOT_WHITESPACE = re.compile(r"[^ \t\r\n]")
@@ -171,15 +176,18 @@ class _Splitter:
         return self.line
 
     def _skip_space(self, position: int) -> int:
-        """The position of the next non-whitespace byte (refilling), or len(buffer) at EOF."""
+        """The position of the next non-whitespace byte (refilling), or len(buffer) at EOF.
+        The last `KEPT_SPACE` bytes of the run stay in the buffer: the line break and the
+        indentation before an entry tell its layout (`_indent_of`, `_indented`)."""
+        start = position
         while True:
             position = _SPACE.match(self.buffer, position).end()  # type: ignore[union-attr]
             if position < len(self.buffer):
                 return position
-            dropped = self._fill(position)
+            dropped = self._fill(max(start, position - KEPT_SPACE))
             if dropped < 0:
                 return position
-            position -= dropped
+            position, start = position - dropped, max(0, start - dropped)
 
     def _too_big(self, start: int) -> BadInput:
         return _too_long(self.path, self.line_at(start))
@@ -199,15 +207,16 @@ class _Splitter:
             stream: Optional[Stream] = stream_of(entry)
         else:
             instant = stream = None
-        problem = limits.entry_problem(
-            entry,
-            raw,
-            timestamp_read=instant is not None,
-            unicode_checked=True,
-            stream_checked=stream is not None and stream.usual,
-        )
-        if problem:
-            raise BadInput(f"{self.path}:{self.line_at(start)}: {problem}")
+        if instant is None or stream is None or not stream.usual or not limits.flat(entry):
+            problem = limits.entry_problem(
+                entry,
+                raw,
+                timestamp_read=instant is not None,
+                unicode_checked=True,
+                stream_checked=stream is not None and stream.usual,
+            )
+            if problem:
+                raise BadInput(f"{self.path}:{self.line_at(start)}: {problem}")
         offset = self.base + start if self.seekable else None
         if self.number is None:
             return entry, instant, offset, end - start
@@ -302,10 +311,10 @@ class _Splitter:
         marker = b"\n" + indent + b"}"
         follows = b",\n" + indent + b"{"
         opened = marker[:-1]
-        while True:
-            if self.buffer[position - len(opened) : position] != opened:
-                self._resume = -1 - position  # not laid out like the first entry
-                return
+        if self.buffer[position - len(opened) : position] != opened:
+            self._resume = -1 - position  # not laid out like the first entry
+            return
+        while True:  # each entry after the first opens where `follows` says
             searched = position
             while True:
                 end = self.buffer.find(marker, searched)
@@ -326,6 +335,13 @@ class _Splitter:
                 self._resume = -1 - position  # the streaming decoder finds out what it is
                 return
             yield found
+            # The separator may lie past the bytes read so far: read them, or a read ending
+            # inside it would end the split here (the streaming decoder would read the rest).
+            while len(self.buffer) < end + len(follows):
+                dropped = self._fill(end)
+                if dropped < 0:
+                    break
+                end -= dropped
             if not self.buffer.startswith(follows, end):
                 self._resume = end
                 return

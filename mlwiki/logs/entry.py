@@ -154,6 +154,18 @@ def entry_text(entry: dict[str, Any]) -> str:
     return "\n".join(text for _, text in entry_texts(entry))
 
 
+def record_line(entry: dict[str, Any]) -> tuple[str, str]:
+    """(field, text) of a container line as a written record holds it: the message field it
+    is in (`textPayload`, else `jsonPayload.message`) and `entry_text`, read straight from
+    `textPayload` for the usual container line."""
+    text = entry.get("textPayload")
+    if isinstance(text, str):
+        if "jsonPayload" not in entry and "protoPayload" not in entry:
+            return "textPayload", text
+        return "textPayload", entry_text(entry)
+    return "jsonPayload.message", entry_text(entry)
+
+
 def _last_segment(resource_name: Any) -> Optional[str]:
     if isinstance(resource_name, str) and "/instances/" in resource_name:
         return resource_name.rsplit("/", 1)[-1] or None

@@ -172,6 +172,20 @@ _USUAL_LAYOUTS: set[tuple[tuple[str, ...], tuple[type, ...]]] = set()
 MAX_LAYOUTS = 4096
 
 
+def flat(entry: dict[str, Any]) -> bool:
+    """Whether `entry`, whose timestamp its reader parsed, whose decoder refuses lone
+    surrogates and whose resource and labels are a stream's already checked (`Stream.usual`:
+    each a string map, or missing; see `entry_problem`), holds only those maps and strings in
+    `_FLAT_FIELDS`: then nothing in it is left to check (`entry_problem` is None). A few
+    C-level steps, no Python code per field: the usual case."""
+    if not _FLAT_FIELDS.issuperset(entry):
+        return False
+    types = list(map(type, entry.values()))
+    # Every value a string but the resource and the labels, which must be the stream's maps.
+    maps = (type(entry.get("resource")) is dict) + (type(entry.get("labels")) is dict)
+    return types.count(str) + maps == len(types)
+
+
 def _usual_shape(entry: dict[str, Any], stream_checked: bool = False) -> bool:
     """Whether every field `_field_problem` checks has exactly its usual type: True for almost
     every entry, cheaply (a layout seen before, else one set intersection; C-level type sets

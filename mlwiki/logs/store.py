@@ -267,15 +267,24 @@ class EntryStore:
                 found.setdefault(key, []).append((times[index], index))
         return found
 
-    def runs(self, resource_type: str, gap_ns: int) -> Iterator[tuple[tuple[str, str], list[int]]]:
+    def runs(
+        self, resource_type: str, gap_ns: int, among: Optional[Iterable[int]] = None
+    ) -> Iterator[tuple[tuple[str, str], list[int]]]:
         """Every run of two or more entries of `resource_type` on one (pod, logName) stream of a
         named pod, each within `gap_ns` of the one before, as ((pod, logName), indexes in Cloud
         Logging's order); nothing decoded, one open run per stream held at a time (the record
-        sweep of `mlwiki.diagnose.continuation`)."""
+        sweep of `mlwiki.diagnose.continuation`). With `among`, only those entries are swept: a
+        caller that knows every run's entries are among them (the pass that kept them) saves
+        the sweep of all the others."""
         kind, sources, times = resource_type.lower(), self._sources, self._times
+        if among is None:
+            ordered: Iterable[int] = self._sorted()
+        else:
+            ids = self._ids
+            ordered = sorted(among, key=lambda i: (times[i], ids[i]))
         last: dict[tuple[str, str], int] = {}
         run: dict[tuple[str, str], list[int]] = {}
-        for index in self._sorted():
+        for index in ordered:
             source = sources[index]
             if source[0] != kind or not source[2]:
                 continue
