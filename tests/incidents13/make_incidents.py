@@ -221,6 +221,39 @@ def _started(b: Bundle, t: datetime, pod: str, node: str, container: str, image:
     )
 
 
+def _retried_until_backoff_limit(
+    b: Bundle,
+    t: datetime,
+    workload: str,
+    pod: str,
+    node: str,
+    container: str,
+    traceback: list[str],
+    error: str,
+) -> None:
+    """A Job's container raising the same traceback and error line on each of three attempts (20,
+    40, 60 s apart), then the Job controller giving up at its backoff limit."""
+    for i in range(3):
+        t = b.lines(t, pod, node, traceback, container=container, labels={"job-name": workload})
+        t = b.lines(
+            t + timedelta(milliseconds=1),
+            pod,
+            node,
+            [error],
+            container=container,
+            labels={"job-name": workload},
+        )
+        t += timedelta(seconds=20 * (i + 1))
+    b.event(
+        t,
+        "BackoffLimitExceeded",
+        "Job has reached the specified backoff limit",
+        kind="Job",
+        name=workload,
+        component="job-controller",
+    )
+
+
 def crash_loop_app_error(out: Path) -> None:
     b = Bundle("01-crash-loop-app-error", 1301)
     workload, node = "payment-worker", _node(b.rng)
@@ -503,39 +536,20 @@ def dependency_dns(out: Path) -> None:
     workload, node = "metrics-export", _node(b.rng)
     pod = f"{workload}-{_suffix(b.rng)}"
     _started(b, T0, pod, node, "export", "us-docker.pkg.dev/ml-platform-prod/apps/export:1.2")
-    t = T0 + timedelta(seconds=4)
-    for i in range(3):
-        t = b.lines(
-            t,
-            pod,
-            node,
-            [
-                "Traceback (most recent call last):",
-                '  File "/usr/local/lib/python3.11/site-packages/urllib3/connection.py", line 203, in _new_conn',
-                "    sock = connection.create_connection(",
-                "socket.gaierror: [Errno -2] Name or service not known",
-            ],
-            container="export",
-            labels={"job-name": workload},
-        )
-        t = b.lines(
-            t + timedelta(milliseconds=1),
-            pod,
-            node,
-            [
-                "requests.exceptions.ConnectionError: HTTPConnectionPool(host='experiment-tracker.mlops', port=80): Max retries exceeded with url: /api/runs (Caused by NameResolutionError(\"<urllib3.connection.HTTPConnection object at 0x7f3a2c1b9d50>: Failed to resolve 'experiment-tracker.mlops' ([Errno -2] Name or service not known)\"))",
-            ],
-            container="export",
-            labels={"job-name": workload},
-        )
-        t += timedelta(seconds=20 * (i + 1))
-    b.event(
-        t,
-        "BackoffLimitExceeded",
-        "Job has reached the specified backoff limit",
-        kind="Job",
-        name=workload,
-        component="job-controller",
+    _retried_until_backoff_limit(
+        b,
+        T0 + timedelta(seconds=4),
+        workload,
+        pod,
+        node,
+        "export",
+        [
+            "Traceback (most recent call last):",
+            '  File "/usr/local/lib/python3.11/site-packages/urllib3/connection.py", line 203, in _new_conn',
+            "    sock = connection.create_connection(",
+            "socket.gaierror: [Errno -2] Name or service not known",
+        ],
+        "requests.exceptions.ConnectionError: HTTPConnectionPool(host='experiment-tracker.mlops', port=80): Max retries exceeded with url: /api/runs (Caused by NameResolutionError(\"<urllib3.connection.HTTPConnection object at 0x7f3a2c1b9d50>: Failed to resolve 'experiment-tracker.mlops' ([Errno -2] Name or service not known)\"))",
     )
     b.write(
         out,

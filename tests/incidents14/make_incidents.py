@@ -18,7 +18,14 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))
 
-from tests.incidents13.make_incidents import T0, Bundle, _node, _started, _suffix  # noqa: E402
+from tests.incidents13.make_incidents import (  # noqa: E402
+    T0,
+    Bundle,
+    _node,
+    _retried_until_backoff_limit,
+    _started,
+    _suffix,
+)
 
 IMAGE = "us-docker.pkg.dev/ml-platform-prod/train/maxtext:2026.05"
 
@@ -96,39 +103,20 @@ def tls_tracking_server(out: Path) -> None:
     workload, node = "eval-sweep", _node(b.rng, "cpu-pool")
     pod = f"{workload}-{_suffix(b.rng)}"
     _started(b, T0, pod, node, "eval", "us-docker.pkg.dev/ml-platform-prod/apps/eval:3.1")
-    t = T0 + timedelta(seconds=6)
-    for i in range(3):
-        t = b.lines(
-            t,
-            pod,
-            node,
-            [
-                "Traceback (most recent call last):",
-                '  File "/usr/local/lib/python3.11/site-packages/urllib3/connectionpool.py", line 467, in _make_request',
-                "    self._validate_conn(conn)",
-                "ssl.SSLCertVerificationError: [SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: unable to get local issuer certificate (_ssl.c:1006)",
-            ],
-            container="eval",
-            labels={"job-name": workload},
-        )
-        t = b.lines(
-            t + timedelta(milliseconds=1),
-            pod,
-            node,
-            [
-                "requests.exceptions.SSLError: HTTPSConnectionPool(host='tracking.mlops.internal', port=443): Max retries exceeded with url: /api/2.0/mlflow/runs/create (Caused by SSLError(SSLCertVerificationError(1, '[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: unable to get local issuer certificate (_ssl.c:1006)')))",
-            ],
-            container="eval",
-            labels={"job-name": workload},
-        )
-        t += timedelta(seconds=20 * (i + 1))
-    b.event(
-        t,
-        "BackoffLimitExceeded",
-        "Job has reached the specified backoff limit",
-        kind="Job",
-        name=workload,
-        component="job-controller",
+    _retried_until_backoff_limit(
+        b,
+        T0 + timedelta(seconds=6),
+        workload,
+        pod,
+        node,
+        "eval",
+        [
+            "Traceback (most recent call last):",
+            '  File "/usr/local/lib/python3.11/site-packages/urllib3/connectionpool.py", line 467, in _make_request',
+            "    self._validate_conn(conn)",
+            "ssl.SSLCertVerificationError: [SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: unable to get local issuer certificate (_ssl.c:1006)",
+        ],
+        "requests.exceptions.SSLError: HTTPSConnectionPool(host='tracking.mlops.internal', port=443): Max retries exceeded with url: /api/2.0/mlflow/runs/create (Caused by SSLError(SSLCertVerificationError(1, '[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: unable to get local issuer certificate (_ssl.c:1006)')))",
     )
     b.write(
         out,
