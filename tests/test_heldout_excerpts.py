@@ -42,7 +42,7 @@ RECALL_FLOOR = {
     "dev1_excerpts.jsonl": 147,
     "dev2_excerpts.jsonl": 109,
     "dev3_excerpts.jsonl": 142,
-    "dev4_excerpts.jsonl": 84,
+    "dev4_excerpts.jsonl": 90,
     "sealed_excerpts.jsonl": 79,
     "sealed2_excerpts.jsonl": 26,
     "sealed3_excerpts.jsonl": 26,
