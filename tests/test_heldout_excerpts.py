@@ -40,7 +40,7 @@ LOOK_ALIKE_ROLES = {"benign", "cascade", "consequence"}
 # rows were relabelled benign, "Liveness probe errored": see tests/data/heldout/README.md).
 RECALL_FLOOR = {
     "dev1_excerpts.jsonl": 147,
-    "dev2_excerpts.jsonl": 109,
+    "dev2_excerpts.jsonl": 111,
     "dev3_excerpts.jsonl": 142,
     "dev4_excerpts.jsonl": 90,
     "sealed_excerpts.jsonl": 79,
