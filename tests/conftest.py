@@ -4,6 +4,7 @@ import importlib.util
 import io
 import json
 import shutil
+import subprocess
 import sys
 import tempfile
 from contextlib import redirect_stderr, redirect_stdout
@@ -38,6 +39,20 @@ def load_benchmark(name: str) -> ModuleType:
     sys.modules[spec.name] = module  # dataclasses look their module up while it loads
     spec.loader.exec_module(module)
     return module
+
+
+def generated_and_committed(
+    incidents: Path, out: Path
+) -> tuple[dict[Path, bytes], dict[Path, bytes]]:
+    """Every file `INCIDENTS/make_incidents.py OUT` writes (by path under OUT), and the committed
+    file of the same path: a generated incident set is compared byte for byte with its source."""
+    subprocess.run(
+        [sys.executable, str(incidents / "make_incidents.py"), str(out)],
+        check=True,
+        capture_output=True,
+    )
+    made = {p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    return made, {p: (incidents / p).read_bytes() for p in made}
 
 
 def run_cli(*argv: str) -> CliResult:

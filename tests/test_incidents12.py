@@ -7,11 +7,11 @@ diagnosis gets wrong today are kept with their true labels and only counted by t
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.conftest import generated_and_committed
 
 HERE = Path(__file__).resolve().parent
 INCIDENTS = HERE / "incidents12"
@@ -63,11 +63,5 @@ def test_exact_today(report: dict, name: str) -> None:
 
 def test_generator_is_deterministic(tmp_path: Path) -> None:
     """Re-running the generator reproduces the committed scenario files byte for byte."""
-    subprocess.run(
-        [sys.executable, str(INCIDENTS / "make_incidents.py"), str(tmp_path)],
-        check=True,
-        capture_output=True,
-    )
-    made = {p.relative_to(tmp_path): p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
-    committed = {p: (INCIDENTS / p).read_bytes() for p in made}
+    made, committed = generated_and_committed(INCIDENTS, tmp_path)
     assert made and made == committed

@@ -13,11 +13,11 @@ before those fixes.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.conftest import generated_and_committed
 
 HERE = Path(__file__).resolve().parent
 INCIDENTS = HERE / "incidents13"
@@ -46,11 +46,5 @@ def test_no_broken_workload_is_called_healthy(report: dict) -> None:
 
 def test_generator_is_deterministic(tmp_path: Path) -> None:
     """Re-running the generator reproduces the committed scenario files byte for byte."""
-    subprocess.run(
-        [sys.executable, str(INCIDENTS / "make_incidents.py"), str(tmp_path)],
-        check=True,
-        capture_output=True,
-    )
-    made = {p.relative_to(tmp_path): p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
-    committed = {p: (INCIDENTS / p).read_bytes() for p in made}
+    made, committed = generated_and_committed(INCIDENTS, tmp_path)
     assert made and made == committed

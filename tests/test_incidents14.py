@@ -11,15 +11,13 @@ pages (437680d) got 1 of 5 exact (the LWS one, by its kernel OOM line alone); wi
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from mlwiki.diagnose.pipeline import diagnose
 from mlwiki.wiki import load_wiki
-from tests.conftest import WIKI_ROOT
+from tests.conftest import WIKI_ROOT, generated_and_committed
 
 HERE = Path(__file__).resolve().parent
 INCIDENTS = HERE / "incidents14"
@@ -57,11 +55,5 @@ def test_every_new_page_is_the_answer_or_the_evidence_of_one_incident(report: di
 
 def test_generator_is_deterministic(tmp_path: Path) -> None:
     """Re-running the generator reproduces the committed scenario files byte for byte."""
-    subprocess.run(
-        [sys.executable, str(INCIDENTS / "make_incidents.py"), str(tmp_path)],
-        check=True,
-        capture_output=True,
-    )
-    made = {p.relative_to(tmp_path): p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
-    committed = {p: (INCIDENTS / p).read_bytes() for p in made}
+    made, committed = generated_and_committed(INCIDENTS, tmp_path)
     assert made and made == committed
