@@ -63,10 +63,10 @@ from mlwiki.diagnose.flowed import flowed_text
 from mlwiki.diagnose.match import (
     CASCADE,
     JOIN_NS,
-    ROOT,
     Hit,
     Scan,
     collector_paused,
+    hit_of,
     hit_order,
 )
 from mlwiki.diagnose.signatures import MAX_QUOTE, RawMatch
@@ -253,26 +253,15 @@ def _hit(scan: Scan, entry: dict[str, Any], raw: RawMatch, cascade: bool) -> Opt
     if facts is None:  # cannot happen: the store keeps only entries with a timestamp
         return None
     scan.entries.append(entry)
-    signature = raw.signature
-    host = facts.host or (scan.topology.node_of(facts.pod) if facts.pod else None)
-    return Hit(
-        index=len(scan.entries) - 1,
-        symptom=signature.symptom,
-        role=signature.role,
-        layer=signature.layer,
+    return hit_of(
+        len(scan.entries) - 1,
+        facts,
+        raw,
         time=facts.time,
-        timestamp=facts.timestamp,
-        insert_id=facts.insert_id,
-        log_name=facts.log_name,
-        host=host,
-        pod=facts.pod,
+        host=facts.host or (scan.topology.node_of(facts.pod) if facts.pod else None),
         quote=raw.quote.rsplit("\n", 1)[-1],
-        field=raw.field,
-        captures=raw.captures,
-        severity=facts.severity,
         resource_type=facts.resource_type,
-        shadowed=cascade and signature.role == ROOT,
-        incomplete=raw.incomplete,
+        cascade=cascade,
     )
 
 

@@ -21,7 +21,7 @@ from typing import Any, Optional, Union
 import orjson
 
 from mlwiki.diagnose.progress import Progress
-from mlwiki.diagnose.signatures import SignatureSet
+from mlwiki.diagnose.signatures import RawMatch, SignatureSet
 from mlwiki.diagnose.topology import Topology
 from mlwiki.logs.entry import EntryFacts, facts_of, record_line, synthetic_insert_id
 from mlwiki.logs.store import EntryStore
@@ -69,6 +69,43 @@ class Hit:
     # one entry per line), in time order, when it spans several entries (see continuation).
     record: list[str] = field(default_factory=list)
     excerpt: str = ""  # the record's lines around the hit's own (the report quotes them)
+
+
+def hit_of(
+    index: int,
+    facts: EntryFacts,
+    raw: RawMatch,
+    *,
+    time: float,
+    host: Optional[str],
+    quote: str,
+    resource_type: str,
+    cascade: bool,
+    reason: Optional[str] = None,
+) -> Hit:
+    """The hit of `raw`'s page on the entry of `facts` (at `index` in `Scan.entries`); a root
+    match on an entry that also matches a cascade page is shadowed."""
+    signature = raw.signature
+    return Hit(
+        index=index,
+        symptom=signature.symptom,
+        role=signature.role,
+        layer=signature.layer,
+        time=time,
+        timestamp=facts.timestamp,
+        insert_id=facts.insert_id,
+        log_name=facts.log_name,
+        host=host,
+        pod=facts.pod,
+        quote=quote,
+        field=raw.field,
+        captures=raw.captures,
+        severity=facts.severity,
+        resource_type=resource_type,
+        reason=reason,
+        shadowed=cascade and signature.role == ROOT,
+        incomplete=raw.incomplete,
+    )
 
 
 @contextmanager
@@ -171,28 +208,19 @@ class Scan:
         has_cascade = any(raw.signature.role == CASCADE for raw in found)
         payload = facts.payload
         reason = payload.get("reason") if payload is not None else None
+        event_reason = reason if isinstance(reason, str) else None
         for raw in found:
-            signature = raw.signature
             self.hits.append(
-                Hit(
-                    index=index,
-                    symptom=signature.symptom,
-                    role=signature.role,
-                    layer=signature.layer,
+                hit_of(
+                    index,
+                    facts,
+                    raw,
                     time=when,
-                    timestamp=facts.timestamp,
-                    insert_id=facts.insert_id,
-                    log_name=facts.log_name,
                     host=facts.host,
-                    pod=facts.pod,
                     quote=raw.quote,
-                    field=raw.field,
-                    captures=raw.captures,
-                    severity=facts.severity,
                     resource_type=resource_type,
-                    reason=reason if isinstance(reason, str) else None,
-                    shadowed=has_cascade and signature.role == ROOT,
-                    incomplete=raw.incomplete,
+                    cascade=has_cascade,
+                    reason=event_reason,
                 )
             )
 
