@@ -1,0 +1,192 @@
+"""The Kubernetes control-plane pages, through the public loader, matcher and workflow engine:
+an identity denied by RBAC (kube-rbac-forbidden).
+
+Each page has its role, every section, real cited examples from several sources, and
+counter-examples no page but their owner matches; each family holds the wordings its emitter
+can produce (other releases, other clients' quoting, a zap or klog JSON line's `error`/`err`
+field). Lines that share a neighbour's frame are told apart by the reason inside it: an
+`is forbidden:` with an admission reason stays admission-webhook-denied. The verification
+workflows confirm on their own evidence, in the controllers' namespaces too, and refute without.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mlwiki.diagnose.signatures import SignatureSet
+from mlwiki.engine.workflows import check_workflow, run_workflow
+from mlwiki.logs.session import LogSession
+from mlwiki.wiki import load_wiki
+from tests.conftest import WIKI_ROOT
+from tests.test_knowledge_workloads import SECTIONS
+
+PAGES = ("kube-rbac-forbidden",)
+WIKI = load_wiki(WIKI_ROOT)
+SIGNATURES = SignatureSet(WIKI.symptoms.values())
+WINDOW = {"start": "2026-06-01T07:00:00Z", "end": "2026-06-01T10:00:00Z"}
+WORKLOAD = "llm-pretrain"
+
+
+def matched(line: str) -> set[str]:
+    return {raw.signature.symptom for raw in SIGNATURES.scan_text(line)}
+
+
+@pytest.mark.parametrize("symptom_id", PAGES)
+def test_page_is_a_root_with_its_sections_and_real_examples(symptom_id: str) -> None:
+    symptom = WIKI.symptoms[symptom_id]
+    assert symptom.role == "root" and symptom.layer == "orchestrator"
+    assert symptom.workflow == f"verify-{symptom_id}"
+    assert re.findall(r"(?m)^## (.+?)\s*$", symptom.page.body) == SECTIONS
+    assert len(symptom.examples) >= 10 and len(symptom.counter_examples) >= 4
+    assert len({e.source for e in symptom.examples}) >= 6
+    assert all(e.source.startswith("https://") for e in symptom.examples)
+
+
+@pytest.mark.parametrize("symptom_id", PAGES)
+def test_examples_match_and_counter_examples_only_their_owner(symptom_id: str) -> None:
+    symptom = WIKI.symptoms[symptom_id]
+    for example in symptom.examples:
+        if example.field is None:
+            assert symptom_id in matched(example.line), example.line
+    for counter in symptom.counter_examples:
+        assert matched(counter.line) <= set(counter.belongs_to), counter.line
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # every scope of the API server's sentence, and an identity of each kind
+        'pods is forbidden: User "system:serviceaccount:ml:trainer" cannot list resource "pods" in API group "" in the namespace "ml"',
+        'workloads.kueue.x-k8s.io is forbidden: User "system:serviceaccount:kueue-system:kueue-controller-manager" cannot watch resource "workloads" in API group "kueue.x-k8s.io" at the cluster scope',
+        'leaderworkersets.leaderworkerset.x-k8s.io "serve" is forbidden: User "system:serviceaccount:lws-system:lws-controller-manager" cannot patch resource "leaderworkersets/status" in API group "leaderworkerset.x-k8s.io" in the namespace "default"',
+        'configmaps "kube-root-ca.crt" is forbidden: User "system:node:gke-tpu-pool-7c1d2e3f-0001" cannot get resource "configmaps" in API group "" in the namespace "ml": no relationship found between node \'gke-tpu-pool-7c1d2e3f-0001\' and this object',
+        'forbidden: User "system:anonymous" cannot get path "/api"',
+        # GKE's IAM suffix, the Python client's escaped body, klog's JSON err
+        'pods is forbidden: User "trainer@proj.iam.gserviceaccount.com" cannot list resource "pods" in API group "" in the namespace "ml": requires one of ["container.pods.list"] permission(s).',
+        '{"kind":"Status","message":"pods is forbidden: User \\"system:serviceaccount:ml:default\\" cannot list resource \\"pods\\" in API group \\"\\" in the namespace \\"ml\\"","reason":"Forbidden","code":403}',
+        "Forbidden (user=system:serviceaccount:monitoring:prometheus, verb=get, resource=nodes, subresource=metrics)",
+        'workloads.kueue.x-k8s.io "job-sample-0b1c2" is forbidden: cannot set blockOwnerDeletion if an ownerReference refers to a resource you can\'t set finalizers on: , <nil>',
+        "the server does not allow access to the requested resource (get pods)",
+    ],
+)
+def test_every_rendering_of_a_denial_is_kube_rbac_forbidden(line: str) -> None:
+    assert "kube-rbac-forbidden" in matched(line), line
+
+
+@pytest.mark.parametrize(
+    "line, owner",
+    [
+        # an admission reason in the same frame: the object was refused, not the caller
+        (
+            'pods "llm-pretrain-slice-job-0-0-abcde" is forbidden: violates PodSecurity "restricted:latest": allowPrivilegeEscalation != false',
+            "admission-webhook-denied",
+        ),
+        (
+            'Error creating: pods "llm-pretrain-slice-job-0-0-abcde" is forbidden: exceeded quota: tpu-quota, requested: google.com/tpu=4, used: google.com/tpu=16, limited: google.com/tpu=16',
+            "admission-webhook-denied",
+        ),
+        (
+            'admission webhook "mjobset.kb.io" denied the request: queue doesn\'t exist',
+            "admission-webhook-denied",
+        ),
+        # Cloud IAM is not Kubernetes RBAC
+        (
+            "googleapi: Error 403: Caller does not have storage.objects.create access to the Google Cloud Storage object., forbidden",
+            "checkpoint-gcs-permission",
+        ),
+    ],
+)
+def test_a_neighbours_forbidden_stays_the_neighbours(line: str, owner: str) -> None:
+    found = matched(line)
+    assert owner in found and "kube-rbac-forbidden" not in found, (line, found)
+
+
+def test_healthy_rbac_lines_match_no_root() -> None:
+    healthy = [
+        "clusterrolebinding.rbac.authorization.k8s.io/jobset-manager-rolebinding created",
+        "role.rbac.authorization.k8s.io/trainer-pod-reader unchanged",
+        "yes",
+        "I0601 08:00:01.000000       1 leaderelection.go:258] successfully acquired lease jobset-system/6d4f6a47.x-k8s.io",
+        'Warning: resource pods "x" is forbidden to be updated in place; recreating',
+    ]
+    roots = {sid for sid, page in WIKI.symptoms.items() if page.role == "root"}
+    for line in healthy:
+        assert not matched(line) & roots, line
+
+
+# ---- the verification workflow, offline, through the real engine ---------------------------
+
+
+def _container(n: int, namespace: str, pod: str, payload: dict[str, Any] | str) -> dict[str, Any]:
+    entry: dict[str, Any] = {
+        "insertId": f"c{n}",
+        "timestamp": f"2026-06-01T08:00:{n:02d}Z",
+        "logName": "projects/p/logs/stderr",
+        "severity": "ERROR",
+        "resource": {
+            "type": "k8s_container",
+            "labels": {"namespace_name": namespace, "pod_name": pod, "container_name": "manager"},
+        },
+    }
+    entry["textPayload" if isinstance(payload, str) else "jsonPayload"] = payload
+    return entry
+
+
+def _verify(tmp_path: Path, workflow: str, entries: list[dict[str, Any]]) -> dict[str, Any]:
+    bundle = tmp_path / "bundle.json"
+    bundle.write_text(json.dumps(entries), encoding="utf-8")
+    params = {"workload": WORKLOAD, **WINDOW}
+    session = LogSession.from_bundle(bundle)
+    return run_workflow(WIKI, workflow, params, session).to_dict(with_entries=False)
+
+
+@pytest.mark.parametrize("symptom_id", PAGES)
+def test_verification_workflow_is_valid_and_read_only(symptom_id: str) -> None:
+    workflow = WIKI.workflows[f"verify-{symptom_id}"]
+    check_workflow(WIKI, workflow)
+    assert workflow.data["conclusions"][-1]["verdict"] == "inconclusive"
+    assert all(not WIKI.actions[s["uses"]].requires_approval for s in workflow.steps)
+    assert f"find-{symptom_id}" in {step["uses"] for step in workflow.steps}
+
+
+JOBSET_DENIED = (
+    'jobs.batch "llm-pretrain-slice-job-0" is forbidden: User '
+    '"system:serviceaccount:jobset-system:jobset-controller-manager" cannot update resource '
+    '"jobs/status" in API group "batch" in the namespace "default"'
+)
+
+
+def test_a_controllers_denial_is_confirmed_from_its_own_namespace(tmp_path: Path) -> None:
+    """The JobSet controller's zap line (the denial in `jsonPayload.error`) is found in
+    jobset-system although it names no pod of the workload; the identity and call are named."""
+    controller = _container(
+        1,
+        "jobset-system",
+        "jobset-controller-manager-6c9f8d7b5-x2k4q",
+        {"level": "error", "msg": "resuming jobset", "error": JOBSET_DENIED},
+    )
+    run = _verify(tmp_path, "verify-kube-rbac-forbidden", [controller])
+    assert run["verdict"] == "confirmed", run
+    assert run["outputs"]["identity"] == [
+        "system:serviceaccount:jobset-system:jobset-controller-manager"
+    ]
+    assert (run["outputs"]["verb"], run["outputs"]["resource"]) == (["update"], ["jobs/status"])
+
+
+def test_a_denial_elsewhere_or_none_refutes(tmp_path: Path) -> None:
+    trainer = _container(1, "default", f"{WORKLOAD}-slice-job-0-0-abcde", "completed step: 4")
+    # An unrelated namespace's agent lacking a role is not this workload's failure.
+    agent = _container(
+        2,
+        "monitoring",
+        "node-exporter-7x2k4",
+        'nodes is forbidden: User "system:serviceaccount:monitoring:exporter" cannot list '
+        'resource "nodes" in API group "" at the cluster scope',
+    )
+    run = _verify(tmp_path, "verify-kube-rbac-forbidden", [trainer, agent])
+    assert run["verdict"] == "refuted", run
