@@ -1,11 +1,14 @@
 """The Kubernetes control-plane pages, through the public loader, matcher and workflow engine:
-an identity denied by RBAC (kube-rbac-forbidden).
+an identity denied by RBAC (kube-rbac-forbidden) and the API server or etcd unavailable
+(kube-apiserver-unavailable).
 
 Each page has its role, every section, real cited examples from several sources, and
 counter-examples no page but their owner matches; each family holds the wordings its emitter
 can produce (other releases, other clients' quoting, a zap or klog JSON line's `error`/`err`
 field). Lines that share a neighbour's frame are told apart by the reason inside it: an
-`is forbidden:` with an admission reason stays admission-webhook-denied. The verification
+`is forbidden:` with an admission reason stays admission-webhook-denied, a certificate refused by
+kubectl stays tls-certificate-error, and a connect error to a Kubernetes API path, which
+dependency-unreachable's family matches too, is explained by the API server's page. The verification
 workflows confirm on their own evidence, in the controllers' namespaces too, and refute without.
 """
 
@@ -25,7 +28,7 @@ from mlwiki.wiki import load_wiki
 from tests.conftest import WIKI_ROOT
 from tests.test_knowledge_workloads import SECTIONS
 
-PAGES = ("kube-rbac-forbidden",)
+PAGES = ("kube-rbac-forbidden", "kube-apiserver-unavailable")
 WIKI = load_wiki(WIKI_ROOT)
 SIGNATURES = SignatureSet(WIKI.symptoms.values())
 WINDOW = {"start": "2026-06-01T07:00:00Z", "end": "2026-06-01T10:00:00Z"}
@@ -104,6 +107,43 @@ def test_every_rendering_of_a_denial_is_kube_rbac_forbidden(line: str) -> None:
 def test_a_neighbours_forbidden_stays_the_neighbours(line: str, owner: str) -> None:
     found = matched(line)
     assert owner in found and "kube-rbac-forbidden" not in found, (line, found)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "etcdserver: request timed out, possibly due to previous leader failure",
+        'Error from server: error when creating "jobset.yaml": etcdserver: request timed out',
+        "E0601 08:00:01.000000       1 controller.go:114] failed to update workload: etcdserver: mvcc: database space exceeded",
+        "Error from server (ServiceUnavailable): the server is currently unable to handle the request",
+        "the server is currently unable to handle the request (get jobsets.jobset.x-k8s.io llm-pretrain)",
+        "Error from server (Timeout): the server was unable to return a response in the time allotted, but may still be processing the request (get pods)",
+        "the server has received too many requests and has asked us to try again later (post workloads.kueue.x-k8s.io)",
+        'Post "https://34.118.224.1:443/apis/jobset.x-k8s.io/v1alpha2/namespaces/default/jobsets": dial tcp 34.118.224.1:443: i/o timeout',
+        'Get "https://kubernetes.default.svc/api/v1/namespaces/default/pods?labelSelector=job%3Dllm": EOF',
+        "failed to renew lease kueue-system/c1f6bfd2.kueue.x-k8s.io: context deadline exceeded",
+        "Unable to connect to the server: dial tcp 34.118.224.1:443: connect: connection refused",
+    ],
+)
+def test_every_rendering_of_an_unavailable_api_server_matches(line: str) -> None:
+    assert "kube-apiserver-unavailable" in matched(line), line
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # the client relists on its own, an aggregated API, a probe, another service
+        "W0601 08:00:01.000000       1 reflector.go:462] watch of *v1.Pod ended with: very short watch: k8s.io/client-go/informers/factory.go:150: Unexpected watch close - watch lasted less than a second and no items received",
+        "etcdserver: mvcc: required revision has been compacted",
+        "etcdserver: request is too large",
+        "couldn't get resource list for metrics.k8s.io/v1beta1: the server is currently unable to handle the request",
+        "unable to fetch metrics from resource metrics API: the server is currently unable to handle the request (get pods.metrics.k8s.io)",
+        'Get "http://mlflow.internal:5000/api/2.0/mlflow/runs/get": dial tcp 10.0.0.5:5000: connect: connection refused',
+        "I0601 08:00:01.000000       1 request.go:697] Waited for 1.0448s due to client-side throttling, not priority and fairness, request: GET:https://34.118.224.1:443/api/v1/pods",
+    ],
+)
+def test_a_look_alike_is_not_an_unavailable_api_server(line: str) -> None:
+    assert "kube-apiserver-unavailable" not in matched(line), line
 
 
 def test_healthy_rbac_lines_match_no_root() -> None:
@@ -190,3 +230,52 @@ def test_a_denial_elsewhere_or_none_refutes(tmp_path: Path) -> None:
     )
     run = _verify(tmp_path, "verify-kube-rbac-forbidden", [trainer, agent])
     assert run["verdict"] == "refuted", run
+
+
+def test_an_api_server_outage_is_confirmed_from_a_controller_and_a_node(tmp_path: Path) -> None:
+    """Kueue's lease renewal in kueue-system and a kubelet's status update are both found; the
+    failure kinds are named. A trainer's healthy lines alone refute."""
+    kueue = _container(
+        1,
+        "kueue-system",
+        "kueue-controller-manager-7b78c4484f-hlpqp",
+        {
+            "level": "info",
+            "msg": "failed to renew lease kueue-system/c1f6bfd2.kueue.x-k8s.io: context deadline exceeded",
+        },
+    )
+    node = {
+        "insertId": "n1",
+        "timestamp": "2026-06-01T08:00:05Z",
+        "logName": "projects/p/logs/kubelet",
+        "severity": "ERROR",
+        "resource": {"type": "k8s_node", "labels": {"node_name": "gke-tpu-pool-7c1d2e3f-0001"}},
+        "jsonPayload": {
+            "MESSAGE": 'E0601 08:00:05.000000    1932 kubelet_node_status.go:540] "Error updating node status, will retry" err="error getting node \\"gke-tpu-pool-7c1d2e3f-0001\\": etcdserver: request timed out"'
+        },
+    }
+    run = _verify(tmp_path, "verify-kube-apiserver-unavailable", [kueue, node])
+    assert run["verdict"] == "confirmed", run
+    assert set(run["outputs"]["failure"]) == {
+        "failed to renew lease",
+        "context deadline exceeded",
+        "etcdserver: request timed out",
+    }
+    assert run["outputs"]["hosts"] == ["gke-tpu-pool-7c1d2e3f-0001"]
+    trainer = _container(1, "default", f"{WORKLOAD}-slice-job-0-0-abcde", "completed step: 4")
+    healthy = _verify(tmp_path, "verify-kube-apiserver-unavailable", [trainer])
+    assert healthy["verdict"] == "refuted", healthy
+
+
+def test_a_connect_error_to_the_api_server_is_explained_by_its_page() -> None:
+    """dependency-unreachable's family matches a refused connect to any service; on an API path
+    the explanation table names the API server's page as the deeper root."""
+    from mlwiki.diagnose.explains import EXPLAINED_BY
+
+    line = (
+        "E0504 11:58:29.186293       1 reflector.go:138] Failed to watch *v1.Pod: failed to list "
+        '*v1.Pod: Get "https://10.10.11.35:443/api/v1/pods?limit=500&resourceVersion=0": dial tcp '
+        "10.10.11.35:443: connect: connection refused"
+    )
+    assert {"dependency-unreachable", "kube-apiserver-unavailable"} <= matched(line)
+    assert "kube-apiserver-unavailable" in EXPLAINED_BY["dependency-unreachable"]
