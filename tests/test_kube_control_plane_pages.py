@@ -123,6 +123,7 @@ def test_a_neighbours_forbidden_stays_the_neighbours(line: str, owner: str) -> N
         'Get "https://kubernetes.default.svc/api/v1/namespaces/default/pods?labelSelector=job%3Dllm": EOF',
         "failed to renew lease kueue-system/c1f6bfd2.kueue.x-k8s.io: context deadline exceeded",
         "Unable to connect to the server: dial tcp 34.118.224.1:443: connect: connection refused",
+        "urllib3.exceptions.MaxRetryError: HTTPSConnectionPool(host='34.118.224.1', port=443): Max retries exceeded with url: /api/v1/namespaces/default/pods?labelSelector=jobset.sigs.k8s.io%2Fjobset-name%3Dllm-pretrain (Caused by ConnectTimeoutError(<urllib3.connection.HTTPSConnection object at 0x7f>, 'Connection to 34.118.224.1 timed out. (connect timeout=None)'))",
     ],
 )
 def test_every_rendering_of_an_unavailable_api_server_matches(line: str) -> None:
