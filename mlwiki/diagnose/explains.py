@@ -38,7 +38,9 @@ EXPLAINED_BY: dict[str, tuple[str, ...]] = {
     "pod-evicted-node-pressure": ("pod-preempted-by-priority",),
     # A connect, or an admission webhook call, that failed in the TLS handshake: the certificate
     # check is the reason.
-    "dependency-unreachable": ("tls-certificate-error",),
+    # A connect error to a Kubernetes API path or kubectl's refused connection: the service that
+    # could not be reached is the API server itself.
+    "dependency-unreachable": ("tls-certificate-error", "kube-apiserver-unavailable"),
     "admission-webhook-denied": ("tls-certificate-error",),
     # A registry's certificate the kubelet does not trust: the pod's trouble is still the image,
     # and image-pull-failure names the registry (its family holds the registry's TLS errors).
