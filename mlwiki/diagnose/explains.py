@@ -37,8 +37,9 @@ EXPLAINED_BY: dict[str, tuple[str, ...]] = {
     # The kubelet failing pods to free its node for a system-critical pod: priority is the reason.
     "pod-evicted-node-pressure": ("pod-preempted-by-priority",),
     # A connect, or an admission webhook call, that failed in the TLS handshake: the certificate
-    # check is the reason.
-    "dependency-unreachable": ("tls-certificate-error",),
+    # check is the reason. A connect refused for want of a descriptor (`Failed to establish a new
+    # connection: [Errno 24] Too many open files`) failed in the client, not at the dependency.
+    "dependency-unreachable": ("tls-certificate-error", "os-resource-limit"),
     "admission-webhook-denied": ("tls-certificate-error",),
     # A registry's certificate the kubelet does not trust: the pod's trouble is still the image,
     # and image-pull-failure names the registry (its family holds the registry's TLS errors).

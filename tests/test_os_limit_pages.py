@@ -1,0 +1,216 @@
+"""Pages for a process refused by the operating system: an exhausted limit other than memory
+(os-resource-limit), through the public loader, engine and pipeline.
+
+Each page has its TAXONOMY role, every section, real cited examples from several sources and
+counter-examples that no page but their owner matches; its families match the wordings the
+emitters print (other runtimes, other frames) and not their healthy look-alikes; its read-only
+verification workflow confirms on its own evidence, names what it found and refutes without it.
+The diagnosis names the limit as the root over the catch-all abort or exception the process dies
+of, and over a connect error whose reason is a missing descriptor.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from mlwiki.engine.workflows import check_workflow
+from mlwiki.wiki import Wiki
+from tests.test_knowledge_workloads import SECTIONS
+from tests.test_new_failure_pages import (
+    NODES,
+    WIKI,
+    _diagnose,
+    _event,
+    _jobset_pods,
+    _line,
+    _training,
+    _verify,
+    matched,
+)
+
+ROLES = {"os-resource-limit": "root"}
+
+
+@pytest.fixture(scope="module")
+def wiki() -> Wiki:
+    return WIKI
+
+
+# ---- the pages ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("symptom_id", sorted(ROLES))
+def test_page_has_its_role_sections_and_real_lines_from_several_sources(
+    wiki: Wiki, symptom_id: str
+) -> None:
+    symptom = wiki.symptoms[symptom_id]
+    assert symptom.role == ROLES[symptom_id]
+    assert symptom.workflow == f"verify-{symptom_id}"
+    assert re.findall(r"(?m)^## (.+?)\s*$", symptom.page.body) == SECTIONS
+    assert len(symptom.examples) >= 10 and len(symptom.counter_examples) >= 3
+    assert len({e.source for e in symptom.examples}) >= 6
+    for example in symptom.examples:
+        assert example.source.startswith("https://"), example
+
+
+@pytest.mark.parametrize("symptom_id", sorted(ROLES))
+def test_examples_match_and_counter_examples_only_match_their_owner(
+    wiki: Wiki, symptom_id: str
+) -> None:
+    symptom = wiki.symptoms[symptom_id]
+    for example in symptom.examples:
+        assert symptom_id in matched(example.line), example.line
+    for counter in symptom.counter_examples:
+        assert matched(counter.line) <= set(counter.belongs_to), counter.line
+
+
+@pytest.mark.parametrize(
+    "line, page",
+    [
+        # descriptors, as each runtime prints EMFILE
+        ("dial tcp 10.8.0.3:443: socket: too many open files", "os-resource-limit"),
+        ("Error: Too many open files (os error 24)", "os-resource-limit"),
+        (
+            'E1026 15:41:43.262210239   17356 ev_epollex_linux.cc:1454]   pollset_set_add_pollset: {"created":"@1635243103.262149995","description":"Too many open files","errno":24}',
+            "os-resource-limit",
+        ),
+        ("OSError: [Errno 23] Too many open files in system: '/tmp/x'", "os-resource-limit"),
+        ("Couldn't initialize inotify: Too many open files", "os-resource-limit"),
+        # threads, in TSL's named and unnamed wordings and in Pathways' proxy client
+        (
+            "F0412 08:01:02.000000 12 env.cc:74] Check failed: ret == 0 (11 vs. 0)Thread HostBufferStoreLookupsWorkQueue creation via pthread_create() failed.",
+            "os-resource-limit",
+        ),
+        (
+            "Check failed: ret == 0 (11 vs. 0) Thread creation via pthread_create() failed.",
+            "os-resource-limit",
+        ),
+        (
+            "/app/vendor/bundle/ruby/2.5.0/gems/childprocess-0.9.0/lib/childprocess/unix/fork_exec_process.rb:20: warning: pthread_create failed for timer: Resource temporarily unavailable, scheduling broken",
+            "os-resource-limit",
+        ),
+        ("java.lang.OutOfMemoryError: unable to create new native thread", "os-resource-limit"),
+        ("OCaml Thread.create: Resource temporarily unavailable", "os-resource-limit"),
+        # processes and the pods' pids cgroup
+        (
+            "cgroup: fork rejected by pids controller in /kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod1a2b.slice",
+            "os-resource-limit",
+        ),
+        ("sudo: unable to fork: Resource temporarily unavailable", "os-resource-limit"),
+        # inotify watches, whose ENOSPC is no full disk
+        (
+            'failed to watch file "/var/lib/docker/containers/15ed/15ed-json.log": no space left on device',
+            "os-resource-limit",
+        ),
+        (
+            "inotify_add_watch /sys/fs/cgroup/cpu,cpuacct: no space left on device",
+            "os-resource-limit",
+        ),
+        (
+            "Error: ENOSPC: System limit for number of file watchers reached, watch '/app/src'",
+            "os-resource-limit",
+        ),
+    ],
+)
+def test_every_rendering_of_a_family_matches_it(line: str, page: str) -> None:
+    assert page in matched(line), line
+
+
+@pytest.mark.parametrize(
+    "line, page",
+    [
+        # EAGAIN that is not a limit: a non-blocking socket, a full backlog, the TPU driver's mmap
+        ("BlockingIOError: [Errno 11] Resource temporarily unavailable", "os-resource-limit"),
+        ("connect: resource temporarily unavailable", "os-resource-limit"),
+        (
+            "Failed to initialize TPU system with error: FAILED_PRECONDITION: Couldn't mmap: Resource temporarily unavailable",
+            "os-resource-limit",
+        ),
+        # an emulator's EINVAL, a warn-and-go-on mlock, a real full disk, a limit reported healthy
+        ("runtime: failed to create new OS thread (have 2 already; errno=22)", "os-resource-limit"),
+        ("warning: failed to mlock 73728000-byte buffer", "os-resource-limit"),
+        ("OSError: [Errno 28] No space left on device: '/tmp/ckpt'", "os-resource-limit"),
+        ("open files                      (-n) 1048576", "os-resource-limit"),
+    ],
+)
+def test_a_look_alike_of_a_family_does_not_match_it(line: str, page: str) -> None:
+    assert page not in matched(line), line
+
+
+# ---- the verification workflows, offline, through the real engine ---------------------------
+
+
+@pytest.mark.parametrize("symptom_id", sorted(ROLES))
+def test_verification_workflow_is_valid_and_read_only(wiki: Wiki, symptom_id: str) -> None:
+    workflow = wiki.workflows[f"verify-{symptom_id}"]
+    check_workflow(wiki, workflow)
+    assert workflow.data["conclusions"][-1]["verdict"] == "inconclusive"
+    for step in workflow.steps:
+        assert not wiki.actions[step["uses"]].requires_approval
+    assert f"find-{symptom_id}" in {step["uses"] for step in workflow.steps}
+
+
+TSL_THREAD = (
+    "2026-06-01 08:00:01.000000: F external/xla/xla/tsl/platform/default/env.cc:74] Check failed: "
+    "ret == 0 (11 vs. 0)Thread tf_XLAPjRtCpuClient creation via pthread_create() failed."
+)
+
+
+def test_a_limit_is_confirmed_with_its_kind_and_refuted_by_a_healthy_log(tmp_path) -> None:
+    pod = _jobset_pods("llm-pretrain")[1]
+    run = _verify(
+        tmp_path, "verify-os-resource-limit", "llm-pretrain", [_line(1, 0, pod, TSL_THREAD, node=1)]
+    )
+    assert run["verdict"] == "confirmed", run
+    assert run["outputs"]["limit"] == ["pthread_create"]
+    assert run["outputs"]["culprit_host"] == NODES[1]
+    healthy = _verify(
+        tmp_path,
+        "verify-os-resource-limit",
+        "llm-pretrain",
+        [_line(1, 0, pod, "completed step: 4, loss: 9.610")],
+    )
+    assert healthy["verdict"] == "refuted", healthy
+    nothing = _verify(
+        tmp_path,
+        "verify-os-resource-limit",
+        "llm-pretrain",
+        [_event(1, 0, pod, "Scheduled", f"Successfully assigned default/{pod} to {NODES[0]}")],
+    )
+    assert nothing["verdict"] == "inconclusive", nothing
+
+
+# ---- the diagnosis ---------------------------------------------------------------------------
+
+
+def test_a_thread_limit_abort_is_the_root_not_the_abort(tmp_path) -> None:
+    """TSL's CHECK is a fatal abort whose message names the thread limit: the catch-all
+    process-abort yields to it on the line, and the limit is the root on the host that printed
+    it (the stack trace header after it is the abort's own line)."""
+    workload = "llm-pretrain"
+    pods = _jobset_pods(workload)
+    assert matched(TSL_THREAD) == {"os-resource-limit"}
+    entries = _training(workload, 60)
+    entries.append(_line(9000, 61, pods[2], TSL_THREAD, node=2))
+    entries.append(_line(9001, 61.001, pods[2], "*** Check failure stack trace: ***", node=2))
+    findings = _diagnose(tmp_path, workload, entries)
+    assert findings["status"] == "diagnosed", findings["summary"]
+    assert findings["root_cause"]["symptom"] == "os-resource-limit"
+    assert [c["host"] for c in findings["culprit_hosts"]] == [NODES[2]]
+
+
+def test_a_connect_refused_for_want_of_a_descriptor_names_the_limit(tmp_path) -> None:
+    """urllib3's `Failed to establish a new connection: [Errno 24] …` also matches
+    dependency-unreachable; the dependency was never asked, the client ran out of descriptors."""
+    workload = "llm-pretrain"
+    pod = _jobset_pods(workload)[0]
+    line = (
+        "urllib3.exceptions.NewConnectionError: <urllib3.connection.HTTPSConnection object at "
+        "0x7f3a2c1d5e50>: Failed to establish a new connection: [Errno 24] Too many open files"
+    )
+    assert {"dependency-unreachable", "os-resource-limit"} <= matched(line)
+    entries = [_line(n, 5 * n, pod, line) for n in range(4)]
+    findings = _diagnose(tmp_path, workload, entries)
+    assert findings["root_cause"]["symptom"] == "os-resource-limit", findings["summary"]
