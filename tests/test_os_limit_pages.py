@@ -1,12 +1,14 @@
 """Pages for a process refused by the operating system: an exhausted limit other than memory
-(os-resource-limit), through the public loader, engine and pipeline.
+(os-resource-limit) and a port another process holds (port-already-in-use), through the public
+loader, engine and pipeline.
 
 Each page has its TAXONOMY role, every section, real cited examples from several sources and
 counter-examples that no page but their owner matches; its families match the wordings the
 emitters print (other runtimes, other frames) and not their healthy look-alikes; its read-only
 verification workflow confirms on its own evidence, names what it found and refutes without it.
-The diagnosis names the limit as the root over the catch-all abort or exception the process dies
-of, and over a connect error whose reason is a missing descriptor.
+The diagnosis names the limit or the port as the root over the catch-all abort or exception the
+process dies of, the limit over a connect error whose reason is a missing descriptor, the port
+over the peers' connect timeouts, and the TPU held by another process over the port it holds.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from tests.test_new_failure_pages import (
     matched,
 )
 
-ROLES = {"os-resource-limit": "root"}
+ROLES = {"os-resource-limit": "root", "port-already-in-use": "root"}
 
 
 @pytest.fixture(scope="module")
@@ -133,6 +135,16 @@ def test_every_rendering_of_a_family_matches_it(line: str, page: str) -> None:
         ("warning: failed to mlock 73728000-byte buffer", "os-resource-limit"),
         ("OSError: [Errno 28] No space left on device: '/tmp/ckpt'", "os-resource-limit"),
         ("open files                      (-n) 1048576", "os-resource-limit"),
+        # the TPU device held (its own page), a bind to an address not on the host, an unparsable
+        # gRPC address, a server that came up, a client out of ephemeral ports
+        (
+            "The TPU is already in use by process with pid 2718466. Not attempting to load libtpu.so in this process.",
+            "port-already-in-use",
+        ),
+        ("[Errno 99] Cannot assign requested address", "port-already-in-use"),
+        ("Failed to add port to server: Unparsable name: :20013", "port-already-in-use"),
+        ("Jax service listening on [::]:8476", "port-already-in-use"),
+        ("dial tcp 10.0.0.7:443: connect: cannot assign requested address", "port-already-in-use"),
     ],
 )
 def test_a_look_alike_of_a_family_does_not_match_it(line: str, page: str) -> None:
@@ -182,6 +194,29 @@ def test_a_limit_is_confirmed_with_its_kind_and_refuted_by_a_healthy_log(tmp_pat
     assert nothing["verdict"] == "inconclusive", nothing
 
 
+COORDINATOR_PORT = (
+    "E0601 08:00:02.412008    1 add_port.cc:83] Failed to add port to server: No address added "
+    "out of total 1 resolved for '[::]:8476' (sockaddr: [::]:8476 Address already in use)"
+)
+
+
+def test_a_held_port_is_confirmed_with_the_port_and_refuted_by_a_healthy_log(tmp_path) -> None:
+    pod = _jobset_pods("llm-pretrain")[0]
+    run = _verify(
+        tmp_path, "verify-port-already-in-use", "llm-pretrain", [_line(1, 0, pod, COORDINATOR_PORT)]
+    )
+    assert run["verdict"] == "confirmed", run
+    assert run["outputs"]["port"] == ["8476"]
+    assert run["outputs"]["culprit_host"] == NODES[0]
+    healthy = _verify(
+        tmp_path,
+        "verify-port-already-in-use",
+        "llm-pretrain",
+        [_line(1, 0, pod, "Jax service listening on [::]:8476")],
+    )
+    assert healthy["verdict"] == "refuted", healthy
+
+
 # ---- the diagnosis ---------------------------------------------------------------------------
 
 
@@ -214,3 +249,52 @@ def test_a_connect_refused_for_want_of_a_descriptor_names_the_limit(tmp_path) ->
     entries = [_line(n, 5 * n, pod, line) for n in range(4)]
     findings = _diagnose(tmp_path, workload, entries)
     assert findings["root_cause"]["symptom"] == "os-resource-limit", findings["summary"]
+
+
+def test_a_coordinator_port_held_after_a_restart_is_the_root_over_the_peers_timeouts(
+    tmp_path,
+) -> None:
+    """Process 0 cannot start the JAX coordinator: the other hosts time out connecting to it
+    (a symptom on their hosts); the root is the held port, on process 0's host."""
+    workload = "llm-pretrain"
+    pods = _jobset_pods(workload)
+    entries = [
+        _line(1, 0, pods[0], COORDINATOR_PORT),
+        _line(
+            2,
+            0.001,
+            pods[0],
+            "jaxlib.xla_extension.XlaRuntimeError: UNKNOWN: Failed to start RPC server",
+        ),
+    ]
+    for i in (1, 2, 3):
+        entries.append(
+            _line(
+                10 + i,
+                300 + i,
+                pods[i],
+                "jaxlib.xla_extension.XlaRuntimeError: DEADLINE_EXCEEDED: Barrier timed out. "
+                "Barrier_id: PjRT_Client_Connect. Timed out task names:",
+                node=i,
+            )
+        )
+    findings = _diagnose(tmp_path, workload, entries)
+    assert findings["status"] == "diagnosed", findings["summary"]
+    assert findings["root_cause"]["symptom"] == "port-already-in-use"
+    assert [c["host"] for c in findings["culprit_hosts"]] == [NODES[0]]
+
+
+def test_the_tpu_held_by_another_process_explains_its_port(tmp_path) -> None:
+    """A stale process holds the TPU and, with it, libtpu's port: both pages match lines of the
+    new process; the device held is the deeper root (explains.py)."""
+    workload = "llm-pretrain"
+    pod = _jobset_pods(workload)[1]
+    port = "add_port.cc:83 Failed to add port to server: … '[::]:8431': Address already in use"
+    held = (
+        "RuntimeError: Unable to initialize backend 'tpu': ABORTED: The TPU is already in use by "
+        "process with pid 2718466. Not attempting to load libtpu.so in this process."
+    )
+    entries = [_line(1, 0, pod, port, node=1), _line(2, 0.5, pod, held, node=1)]
+    findings = _diagnose(tmp_path, workload, entries)
+    assert findings["root_cause"]["symptom"] == "tpu-already-in-use", findings["summary"]
+    assert [c["host"] for c in findings["culprit_hosts"]] == [NODES[1]]

@@ -28,8 +28,11 @@ EXPLAINED_BY: dict[str, tuple[str, ...]] = {
     ),
     # JAX prints "TPU-enabled jaxlib or libtpu is not installed. Falling back to cpu" whenever
     # the TPU backend did not come up: after "TPU is already in use" it is the effect, not a
-    # version problem.
-    "libtpu-version-mismatch": ("tpu-already-in-use",),
+    # version problem, and likewise after a TPU runtime that could not bind its port.
+    "libtpu-version-mismatch": ("tpu-already-in-use", "port-already-in-use"),
+    # A port libtpu binds at start-up taken while another process holds the TPU: that process
+    # holds the port too, and the device being held is the deeper reason.
+    "port-already-in-use": ("tpu-already-in-use",),
     # A generic CSI mount refusal (its gRPC code) and a Cloud Storage 403 quoted inside it are the
     # effect when the Cloud Storage FUSE driver names the reason for that same mount.
     "container-config-error": ("gcsfuse-mount-failure",),
