@@ -95,6 +95,16 @@ def test_examples_match_and_counter_examples_only_match_their_owner(
         ),
         ("java.lang.OutOfMemoryError: unable to create new native thread", "os-resource-limit"),
         ("OCaml Thread.create: Resource temporarily unavailable", "os-resource-limit"),
+        # a thread refused in C++, Rust and systemd's and watchdog's words
+        (
+            "terminate called after throwing an instance of 'std::system_error'\n  what():  Resource temporarily unavailable",
+            "os-resource-limit",
+        ),
+        (
+            "thread '<unnamed>' panicked at 'failed to spawn thread: Os { code: 11, kind: WouldBlock, message: \"Resource temporarily unavailable\" }'",
+            "os-resource-limit",
+        ),
+        ("OSError: [Errno 28] inotify watch limit reached", "os-resource-limit"),
         # processes and the pods' pids cgroup
         (
             "cgroup: fork rejected by pids controller in /kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod1a2b.slice",
@@ -135,6 +145,7 @@ def test_every_rendering_of_a_family_matches_it(line: str, page: str) -> None:
         ("warning: failed to mlock 73728000-byte buffer", "os-resource-limit"),
         ("OSError: [Errno 28] No space left on device: '/tmp/ckpt'", "os-resource-limit"),
         ("open files                      (-n) 1048576", "os-resource-limit"),
+        ("pthread_create failed: Operation not permitted", "os-resource-limit"),
         # the TPU device held (its own page), a bind to an address not on the host, an unparsable
         # gRPC address, a server that came up, a client out of ephemeral ports
         (
