@@ -124,6 +124,30 @@ def test_examples_match_and_counter_examples_only_match_their_owner(
             "Error: ENOSPC: System limit for number of file watchers reached, watch '/app/src'",
             "os-resource-limit",
         ),
+        # a port held, in each runtime's frame and in gRPC's and the JAX coordinator's summaries
+        ("listen tcp 0.0.0.0:8476: bind: address already in use", "port-already-in-use"),
+        ("OSError: [Errno 48] Address already in use", "port-already-in-use"),
+        (
+            "E0601 08:00:02.412008    1 add_port.cc:83] Failed to add port to server: No address added out of total 1 resolved for '[::]:8476'",
+            "port-already-in-use",
+        ),
+        (
+            'E0512 14:47:28.171308000 140735128658688 server_chttp2.c:159] {"created":"@1494614848.171249000","description":"No address added out of total 1 resolved"}',
+            "port-already-in-use",
+        ),
+        (
+            "jaxlib.xla_extension.XlaRuntimeError: UNKNOWN: Failed to start RPC server",
+            "port-already-in-use",
+        ),
+        (
+            "torch.distributed.DistNetworkError: The server socket has failed to listen on any local network address. port: 29500, useIpv6: false, code: -98, name: EADDRINUSE, message: address already in use",
+            "port-already-in-use",
+        ),
+        ("TensorBoard could not bind to port 6006, it was already in use", "port-already-in-use"),
+        (
+            "docker: Error response from daemon: driver failed programming external connectivity on endpoint jax-coordinator: Bind for 0.0.0.0:8476 failed: port is already allocated.",
+            "port-already-in-use",
+        ),
     ],
 )
 def test_every_rendering_of_a_family_matches_it(line: str, page: str) -> None:
@@ -156,6 +180,7 @@ def test_every_rendering_of_a_family_matches_it(line: str, page: str) -> None:
         ("Failed to add port to server: Unparsable name: :20013", "port-already-in-use"),
         ("Jax service listening on [::]:8476", "port-already-in-use"),
         ("dial tcp 10.0.0.7:443: connect: cannot assign requested address", "port-already-in-use"),
+        ("Port 3000 is already in use, trying 3001...", "port-already-in-use"),
     ],
 )
 def test_a_look_alike_of_a_family_does_not_match_it(line: str, page: str) -> None:
