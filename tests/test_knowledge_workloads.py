@@ -213,6 +213,15 @@ RENDERINGS = [
         "2024-10-30T06:37:22.787514306Z ModuleNotFoundError: No module named 'django'",
         "application-exception",
     ),
+    # a progress watchdog's own deadline (Levanter), an async save's background commit (Orbax)
+    (
+        "No progress after process_started for 7200.4 seconds (timeout 7200.0); terminating with exit code 124",
+        "training-stall",
+    ),
+    (
+        '  File "/opt/venv/lib/python3.12/site-packages/orbax/checkpoint/_src/futures/future.py", line 281, in run',
+        "checkpoint-save-failure",
+    ),
     ("restarting jobset, attempt %d", "jobset-restarts"),
     ('"error":"localQueue doesn\'t exist or inactive"', "kueue-admission-pending"),
     (
