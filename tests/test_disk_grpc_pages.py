@@ -97,6 +97,7 @@ def test_page_has_its_role_sections_and_real_cited_examples(wiki: Wiki, symptom_
             "local-disk-full",
         ),
         ("Error: No space left on device (os error 28)", "local-disk-full"),
+        ("tee: /var/log/train/run.log: No space left on device", "local-disk-full"),
         (
             "host:1:2 [0] misc/shmutils.cc:132 NCCL WARN Error while creating shared memory segment /dev/shm/nccl-WU88OE (size 9637888), error: No space left on device (28)",
             "local-disk-full",
@@ -141,6 +142,14 @@ def test_every_rendering_of_a_family_matches_it(line: str, page: str) -> None:
             "local-disk-full",
         ),
         ("Filesystem      Size  Used Avail Use% Mounted on", "local-disk-full"),
+        (
+            'ERR Failed initialising jobs error="watch directory: /mnt/local/Media: no space left on device" trigger=inotify',
+            "local-disk-full",
+        ),
+        (
+            "lxc_cgfsng - cgfsng.c:cgfsng_create:1086 - No space left on device - Failed to create /sys/fs/cgroup/memory//lxc/test123-984: No space left on device",
+            "local-disk-full",
+        ),
         # a checkpoint save's own line stays the checkpoint's
         (
             "ERROR: Could not install packages due to an OSError: [Errno 28] No space left on device",
