@@ -6,6 +6,12 @@ container line written within `JOIN_NS` of its stream's line before it (`Scan.li
 of written records, which `mlwiki.diagnose.continuation` joins without decoding them again). Entries may arrive in
 any order: nothing here depends on it. The cycle collector is paused while the pass runs
 (`collector_paused`): what it allocates is acyclic and freed by reference counting.
+
+Per entry the pass does a constant amount of work, and an entry that matched nothing is freed as
+soon as its turn is over: what outlives it is strings and numbers (a stream's last line, the
+store's columns), never the decoded entry. Entries freed in the order they were decoded keep the
+allocator's working set to one entry; holding one decoded entry per stream until that stream's
+next line (hundreds of streams at once) made every entry's allocation and freeing slower.
 """
 
 from __future__ import annotations
@@ -162,11 +168,8 @@ class Scan:
     # `lines` may miss a record's lines: a container stream's lines came in no time order (not
     # oldest nor newest first), or there were more than `MAX_KEPT_LINES` (see `runs_kept`).
     lines_partial: bool = False
-    # Each container stream's last line read — [instant, store index, (field, text), the time
-    # order the stream's lines came in (+1, -1)] — and not the entry itself: holding one decoded
-    # entry per stream until its next line interleaves the lifetimes of the decoded objects of
-    # hundreds of streams, which makes every entry's allocation and freeing slower (a third of
-    # the pass's time at 256 hosts); its two strings are all the record's line needs.
+    # Each container stream's last line read: [instant, store index, (field, text), the time
+    # order the stream's lines came in (+1, -1)]; not the entry itself (module docstring).
     _previous: dict[tuple[Optional[str], str], list[Any]] = field(default_factory=dict, repr=False)
     _relevant: Optional[list[Hit]] = field(default=None, repr=False)
 
