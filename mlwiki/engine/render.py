@@ -129,7 +129,11 @@ class Sandbox(SandboxedEnvironment):
         self.name = name
 
     def compile_expression(self, source: str, undefined_to_none: bool = True) -> TemplateExpression:
-        token = _EXPRESSION.set(source)  # the text `compile` keys the expression's code by
+        code = template_code().get(self.name, "expression", source)
+        if code is not None:  # it compiled before, so it parses: what Jinja builds from the code
+            template = self.template_class.from_code(self, code, self.make_globals(None), None)
+            return TemplateExpression(template, undefined_to_none)
+        token = _EXPRESSION.set(source)  # `compile` keeps the code under the expression's text
         try:
             return super().compile_expression(source, undefined_to_none)
         finally:
@@ -145,18 +149,19 @@ class Sandbox(SandboxedEnvironment):
     ) -> Union[str, CodeType]:
         if raw or defer_init or name is not None or filename is not None:
             return super().compile(source, name, filename, raw, defer_init)
+        cache = template_code()
         if isinstance(source, str):
             parts = (self.name, "template", source)
+            code = cache.get(*parts)
+            if code is not None:
+                return code
         else:  # the template `compile_expression` builds around an expression
             expression = _EXPRESSION.get()
             if expression is None:
                 return super().compile(source)
             parts = (self.name, "expression", expression)
-        cache = template_code()
-        code = cache.get(*parts)
-        if code is None:
-            code = super().compile(source)
-            cache.put(code, *parts)
+        code = super().compile(source)
+        cache.put(code, *parts)
         return code
 
 
