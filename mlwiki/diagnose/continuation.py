@@ -46,8 +46,11 @@ lines arrive in a bundle in either time order; `Scan.entries` for a matched line
 line the pass did not keep is decoded again; when every stream's lines came in one time order,
 the lines kept are all the records' lines and the sweep reads only them (`Scan.runs_kept`).
 The set matches (`SignatureSet.pages`) come first so that spans and groups are read only for a
-record where a new page appears. The work is linear in the entries; records are bounded by
-`MAX_RECORD_LINES`. `mlwiki match` reports the same records (`read_records`).
+record where a new page appears, and a record's insertIds only for one that has hits. Per line
+the sweep does a constant amount of work (a line whose first character starts neither a stamp nor
+a header is read by neither regex), per record two or three set matches (as written, flowed, and
+a matched line's own when the record holds a page none of its hits name). The work is linear in
+the entries; records are bounded by `MAX_RECORD_LINES`. `mlwiki match` reports the same records (`read_records`).
 """
 
 from __future__ import annotations
@@ -123,38 +126,49 @@ def gather_records(scan: Scan, store: EntryStore) -> None:
         for _, run in store.runs("k8s_container", JOIN_NS, scan.runs_kept(store)):
             lines: list[Line] = []
             for index in run:
-                line = kept.get(index)
                 at = stored.get(index)
-                if line is None:
-                    line = record_line(store.entry(index) if at is None else entries[at])
-                found = None if at is None else hits.get(at, ())
-                lines.append((index, *line, found, store.insert_id(index)))
+                if at is None:
+                    field, text = kept.get(index) or record_line(store.entry(index))
+                    lines.append((index, field, text, None))
+                else:
+                    field, text = kept.get(index) or record_line(entries[at])
+                    lines.append((index, field, text, hits.get(at, ())))
             for record in _split(lines):
                 if len(record) < 2:
                     continue
-                inside = [h for *_, found, _ in record if found for h in found]
-                standing, extra = _match_record(scan, record, inside, entry_at)
-                chosen = {id(h) for h in standing}
-                dropped.update(id(h) for h in inside if id(h) not in chosen)
+                inside = [h for *_, found in record if found for h in found]
+                standing, extra = _match_record(scan, record, inside, entry_at, store.insert_id)
+                if inside:
+                    chosen = {id(h) for h in standing}
+                    dropped.update(id(h) for h in inside if id(h) not in chosen)
                 added.extend(extra)
     if dropped or added:
         scan.hits = sorted([h for h in scan.hits if id(h) not in dropped] + added, key=hit_order)
 
 
-# A record's line: its entry's store index, its field and text, its hits (None: the pass
-# matched nothing in it) and its insertId.
-Line = tuple[int, str, str, Optional[Sequence[Hit]], str]
+# A record's line: its entry's store index, its field and text, and its hits (None: the pass
+# matched nothing in it).
+Line = tuple[int, str, str, Optional[Sequence[Hit]]]
 
 
 def _split(run: list[Line]) -> Iterator[list[Line]]:
     """The written records of one run of a stream's lines (each within `JOIN` of the one
-    before), in time order (see `_header`)."""
+    before), in time order (see `_header`). A line whose first character can start neither a
+    stamp nor a header (most of a stack trace's) is read by neither regex."""
     record: list[Line] = []
     stamped = False  # the line before carries a stamp
     for line in run:
         text = line[2]
-        stamp = STAMP.match(text)
-        if record and (len(record) >= MAX_RECORD_LINES or _header(text, stamp, stamped)):
+        first = text[:1]
+        # `[` or a digit starts a stamp or a header (`\\d`: what `str.isdecimal` accepts), as
+        # does a glog severity letter.
+        numeric = first == "[" or first.isdecimal()
+        stamp = STAMP.match(text) if numeric else None
+        if record and (
+            len(record) >= MAX_RECORD_LINES
+            or TRACEBACK in text
+            or ((numeric or (first and first in "IWEF")) and _header(text, stamp, stamped))
+        ):
             yield record
             record = []
         record.append(line)
@@ -164,14 +178,13 @@ def _split(run: list[Line]) -> Iterator[list[Line]]:
 
 
 def _header(text: str, stamp: Optional[re.Match[str]], stamped: bool) -> bool:
-    """A line starts a record when it starts with a header (`HEADER`) or holds a traceback's.
+    """Whether a line that holds no traceback's header starts a record: it starts with a header
+    (`HEADER`).
 
     A stamp that the line before carries too (`STAMP`: a container runtime's, kubectl's, a
     launcher's, a tool's own on every line) is no header by itself: the stream stamps every line,
     so what follows the stamp decides. A stamp after an unstamped line is a logger's header (a
     Python logging record after the traceback above it)."""
-    if TRACEBACK in text:
-        return True
     if stamp is None:
         return HEADER.match(text) is not None
     return not stamped or HEADER.match(text, stamp.end()) is not None
@@ -182,11 +195,12 @@ def _match_record(
     record: list[Line],
     inside: list[Hit],
     entry_at: Callable[[int], dict[str, Any]],
+    insert_id: Callable[[int], str],
 ) -> tuple[list[Hit], list[Hit]]:
     """The record's hits that stand (one per page, on its decisive line) and the new hits of the
     pages only its joined text matches (by a match across its lines: a page one line matches on
     its own was the pass's to find, and to drop); `entry_at` reads a line's entry by its store
-    index (a new hit cites it)."""
+    index (a new hit cites it), `insert_id` its insertId (read only for a record that has hits)."""
     signatures = scan.signatures
     lines = [line[2] for line in record]
     joined = "\n".join(lines)
@@ -195,7 +209,7 @@ def _match_record(
     # hit of its lines names, less those one line holds on its own.
     field = record[0][1]
     new = (signatures.pages(joined, field) | signatures.pages(flowed_text(joined), field)) - matched
-    for _, _, text, found, _ in record:
+    for _, _, text, found in record:
         if not new:
             break
         if found is not None:  # only a line the pass matched holds a page on its own
@@ -207,8 +221,8 @@ def _match_record(
     if not new and not inside:
         return [], []
     found = signatures.scan_text(joined, frozenset(matched), field) if new else []
-    ids = [line[4] for line in record]
-    position = {insert_id: i for i, insert_id in enumerate(ids)}
+    ids = [insert_id(line[0]) for line in record]
+    position = {given: i for i, given in enumerate(ids)}
     generic = scan.signatures.generic
     # One hit per page and per thing it names: a digest's lines naming different hosts stay
     # apart, a traceback's header and raised line (naming nothing) are one.

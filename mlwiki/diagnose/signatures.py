@@ -52,7 +52,7 @@ DEFAULT_FIELD = ""  # the entry's message text fields (see `entry_texts`)
 # happened to this instance: the entry's own message says that (see the module docstring).
 KIND_FIELDS = frozenset({"protoPayload.methodName", "jsonPayload.reason"})
 MAX_QUOTE = 2000  # characters; a longer matching line is cut around the match
-MAX_PLANS = 4096  # distinct (field, signatures found) pairs remembered by a set
+MAX_PLANS = 4096  # distinct (field, signatures found) pairs a set remembers, per table
 LONG_PATTERN = 2000  # characters; a longer signature is compiled to be checked (`_checked`)
 
 
@@ -186,6 +186,8 @@ class SignatureSet:
         # (text field, the set's answer) → what to do with it: a run's matching lines are of a
         # few kinds (every survivor's abort banner), found by the same few signatures.
         self._plans: dict[tuple[str, tuple[int, ...]], tuple[_Plan, _Plan]] = {}
+        # (text field, the set's answer) → the pages it names (`pages`: records' texts).
+        self._pages: dict[tuple[Optional[str], tuple[int, ...]], frozenset[str]] = {}
         # The fields a regular entry's texts do not answer for (read from the entry itself).
         self._other_fields = [(k, g) for k, g in self._fields if k not in MESSAGE_FIELDS]
 
@@ -351,15 +353,24 @@ class SignatureSet:
             return raw.captures
         return {}
 
-    def pages(self, text: str, field: Optional[str] = None) -> set[str]:
+    def pages(self, text: str, field: Optional[str] = None) -> frozenset[str]:
         """The pages whose message-text signatures (those without a field, and those bound to
         the message `field` the text is from) match `text` as written: one set match, no span
-        or group is read (`scan_text` reads them)."""
+        or group is read (`scan_text` reads them). What an answer of the set names is worked
+        out once per kind of answer (a noisy run's records are of a few kinds)."""
         indices = self._match_texts(text.encode())
         if not indices:
-            return set()
-        members, fields = self._texts.members, self._text_fields
-        return {members[i].symptom for i in indices if fields[i] is None or fields[i] == field}
+            return frozenset()
+        key = (field, tuple(indices))
+        pages = self._pages.get(key)
+        if pages is None:
+            members, fields = self._texts.members, self._text_fields
+            pages = frozenset(
+                members[i].symptom for i in indices if fields[i] is None or fields[i] == field
+            )
+            if len(self._pages) < MAX_PLANS:
+                self._pages[key] = pages
+        return pages
 
     def scan_text(
         self, text: str, known: frozenset[str] = frozenset(), field: Optional[str] = None
