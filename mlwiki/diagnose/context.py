@@ -34,25 +34,44 @@ K8S_RESOURCES = ("k8s_container", "k8s_pod", "k8s_node", "k8s_cluster")
 
 
 def learn_place(entries: Iterable[dict[str, Any]]) -> dict[str, Any]:
-    """The most common project, cluster and location of the GKE entries, and zones by host."""
-    places: Counter[tuple[str, str, str]] = Counter()
-    projects: Counter[str] = Counter()
+    """The most common project, cluster and location of the GKE entries, and zones by host.
+
+    A noisy run's tens of thousands of matched entries name a few places: each entry's labels
+    are read once into a key (the values with their types, so that `1` and `true` stay apart as
+    their strings do), and the counters are fed once per distinct key, in the order the keys
+    first appear (ties go to the place seen first, as when counting entry by entry)."""
+    seen: dict[Any, list[Any]] = {}  # key → [resource type, labels, entries]
     zones: dict[str, Counter[str]] = {}
-    namespaces: Counter[str] = Counter()
     for entry in entries:
         resource = entry.get("resource") or {}
         labels = resource.get("labels") or {}
-        if labels.get("project_id"):
-            projects[str(labels["project_id"])] += 1
         kind = resource.get("type")
-        if kind in K8S_RESOURCES and labels.get("cluster_name") and labels.get("location"):
-            places[(str(labels.get("project_id") or ""), str(labels["location"]), str(labels["cluster_name"]))] += 1  # fmt: skip
-            if labels.get("namespace_name"):
-                namespaces[str(labels["namespace_name"])] += 1
         if kind == "gce_instance" and labels.get("zone"):
             host = entry_host(entry)
             if host:
                 zones.setdefault(host, Counter())[str(labels["zone"])] += 1
+        project, location = labels.get("project_id"), labels.get("location")
+        cluster, namespace = labels.get("cluster_name"), labels.get("namespace_name")
+        key: Any = (kind, project, location, cluster, namespace)
+        key += (type(kind), type(project), type(location), type(cluster), type(namespace))
+        try:
+            counted = seen.get(key)
+        except TypeError:  # a value that cannot be a key (a list…): an entry of its own
+            counted, key = None, object()
+        if counted is None:
+            seen[key] = [kind, labels, 1]
+        else:
+            counted[2] += 1
+    places: Counter[tuple[str, str, str]] = Counter()
+    projects: Counter[str] = Counter()
+    namespaces: Counter[str] = Counter()
+    for kind, labels, times in seen.values():
+        if labels.get("project_id"):
+            projects[str(labels["project_id"])] += times
+        if kind in K8S_RESOURCES and labels.get("cluster_name") and labels.get("location"):
+            places[(str(labels.get("project_id") or ""), str(labels["location"]), str(labels["cluster_name"]))] += times  # fmt: skip
+            if labels.get("namespace_name"):
+                namespaces[str(labels["namespace_name"])] += times
     place: dict[str, Any] = {"project": None, "cluster": None, "location": None}
     if places:
         project, location, cluster = places.most_common(1)[0][0]

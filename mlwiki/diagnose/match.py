@@ -90,27 +90,32 @@ def hit_of(
     reason: Optional[str] = None,
 ) -> Hit:
     """The hit of `raw`'s page on the entry of `facts` (at `index` in `Scan.entries`); a root
-    match on an entry that also matches a cascade page is shadowed."""
+    match on an entry that also matches a cascade page is shadowed.
+
+    The fields are passed in `Hit`'s order, not by name: a noisy run makes tens of thousands of
+    hits, and a dataclass's keyword arguments cost twice as much to bind."""
     signature = raw.signature
+    role = signature.role
     return Hit(
-        index=index,
-        symptom=signature.symptom,
-        role=signature.role,
-        layer=signature.layer,
-        time=time,
-        timestamp=facts.timestamp,
-        insert_id=facts.insert_id,
-        log_name=facts.log_name,
-        host=host,
-        pod=facts.pod,
-        quote=quote,
-        field=raw.field,
-        captures=raw.captures,
-        severity=facts.severity,
-        resource_type=resource_type,
-        reason=reason,
-        shadowed=cascade and signature.role == ROOT,
-        incomplete=raw.incomplete,
+        index,
+        signature.symptom,
+        role,
+        signature.layer,
+        time,
+        facts.timestamp,
+        facts.insert_id,
+        facts.log_name,
+        host,
+        facts.pod,
+        quote,
+        raw.field,
+        raw.captures,
+        facts.severity,
+        resource_type,
+        reason,
+        cascade and role == ROOT,  # shadowed
+        False,  # inferred
+        raw.incomplete,
     )
 
 
@@ -396,21 +401,26 @@ def specific_in_records(hits: list[Hit], signatures: SignatureSet) -> list[Hit]:
         if hit.symptom not in generic and hit.pod and signatures.explains(hit.role, hit.quote):
             specific.setdefault((hit.pod, hit.log_name), []).append(hit.time)
     kept: list[Hit] = []
-    last_generic: dict[tuple[str, str, str], int] = {}  # (pod, log, page) → index in `kept`
+    # (pod, log, page) → [index in `kept`, the time of the hit there]
+    last_generic: dict[tuple[str, str, str], list[Any]] = {}
     for hit in hits:
-        stream = (hit.pod or "", hit.log_name)
-        times = specific.get(stream, ())
-        if hit.symptom in generic and times:
-            at = bisect.bisect_left(times, hit.time - RECORD_REACH)
-            if at < len(times) and times[at] <= hit.time + RECORD_REACH:
+        if hit.symptom not in generic:
+            kept.append(hit)
+            continue
+        pod, when = hit.pod, hit.time
+        times = specific.get((pod or "", hit.log_name)) if specific else None
+        if times:
+            at = bisect.bisect_left(times, when - RECORD_REACH)
+            if at < len(times) and times[at] <= when + RECORD_REACH:
                 continue
-        if hit.symptom in generic and hit.pod:
-            key = (*stream, hit.symptom)
+        if pod:
+            key = (pod, hit.log_name, hit.symptom)
             previous = last_generic.get(key)
-            if previous is not None and hit.time - kept[previous].time <= RECORD_REACH:
-                kept[previous] = hit  # the same record: its later line (the raised one) stands
+            if previous is not None and when - previous[1] <= RECORD_REACH:
+                kept[previous[0]] = hit  # the same record: its later line (the raised one) stands
+                previous[1] = when
                 continue
-            last_generic[key] = len(kept)
+            last_generic[key] = [len(kept), when]
         kept.append(hit)
     return kept
 
