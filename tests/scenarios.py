@@ -22,6 +22,9 @@ from typing import Any, Callable, Optional
 
 import re2
 
+from mlwiki.diagnose.explains import EXPLAINED_BY
+from mlwiki.diagnose.signatures import SignatureSet
+
 PROJECT = "tpu-prod-417"
 ZONE = "us-east5-a"
 CLUSTER = "tpu-cluster"
@@ -485,6 +488,27 @@ def example_lines(page: Any) -> list[str]:
     return [e.line for e in page.examples if not e.field]
 
 
+def failure_kind_of(wiki: Any, symptom_id: str, line: str) -> str:
+    """The failure table's kind for `symptom_id` found on `line`: the page's own, unless a
+    shallower page that it explains matches the line too (`mlwiki.diagnose.explains`), whose
+    kind the disruption keeps (the kubelet's critical-pod preemption is still an eviction)."""
+    signatures = _signatures(wiki)
+    found = {raw.signature.symptom for raw in signatures.scan_text(line)}
+    for effect in sorted(found - {symptom_id}):
+        if symptom_id in EXPLAINED_BY.get(effect, ()):
+            return wiki.symptoms[effect].failure_kind or "crash"
+    return wiki.symptoms[symptom_id].failure_kind or "crash"
+
+
+_SIGNATURES: dict[int, SignatureSet] = {}
+
+
+def _signatures(wiki: Any) -> SignatureSet:
+    if id(wiki) not in _SIGNATURES:
+        _SIGNATURES[id(wiki)] = SignatureSet(wiki.symptoms.values())
+    return _SIGNATURES[id(wiki)]
+
+
 # ---- scenario builders ------------------------------------------------------------------------------
 
 
@@ -531,7 +555,7 @@ def single_host_crash(
     run.cascade(culprit, 300)
     run.restart(340)
     run.train(400, 520)
-    kind = page.failure_kind or "crash"
+    kind = failure_kind_of(wiki, symptom_id, line)
     answer = expected("diagnosed", symptom_id, [culprit.node], [(kind, symptom_id, culprit.node)])
     return run.write(folder, answer, newest_first=newest_first)
 
