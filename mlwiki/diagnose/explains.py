@@ -28,8 +28,11 @@ EXPLAINED_BY: dict[str, tuple[str, ...]] = {
     ),
     # JAX prints "TPU-enabled jaxlib or libtpu is not installed. Falling back to cpu" whenever
     # the TPU backend did not come up: after "TPU is already in use" it is the effect, not a
-    # version problem.
-    "libtpu-version-mismatch": ("tpu-already-in-use",),
+    # version problem, and likewise after a TPU runtime that could not bind its port.
+    "libtpu-version-mismatch": ("tpu-already-in-use", "port-already-in-use"),
+    # A port libtpu binds at start-up taken while another process holds the TPU: that process
+    # holds the port too, and the device being held is the deeper reason.
+    "port-already-in-use": ("tpu-already-in-use",),
     # A generic CSI mount refusal (its gRPC code) and a Cloud Storage 403 quoted inside it are the
     # effect when the Cloud Storage FUSE driver names the reason for that same mount.
     "container-config-error": ("gcsfuse-mount-failure",),
@@ -37,14 +40,31 @@ EXPLAINED_BY: dict[str, tuple[str, ...]] = {
     # The kubelet failing pods to free its node for a system-critical pod: priority is the reason.
     "pod-evicted-node-pressure": ("pod-preempted-by-priority",),
     # A connect, or an admission webhook call, that failed in the TLS handshake: the certificate
-    # check is the reason.
+    # check is the reason. A connect refused for want of a descriptor (`Failed to establish a new
+    # connection: [Errno 24] Too many open files`) failed in the client, not at the dependency.
     # A connect error to a Kubernetes API path or kubectl's refused connection: the service that
     # could not be reached is the API server itself.
-    "dependency-unreachable": ("tls-certificate-error", "kube-apiserver-unavailable"),
+    "dependency-unreachable": (
+        "tls-certificate-error",
+        "os-resource-limit",
+        "kube-apiserver-unavailable",
+    ),
     "admission-webhook-denied": ("tls-certificate-error",),
     # A registry's certificate the kubelet does not trust: the pod's trouble is still the image,
     # and image-pull-failure names the registry (its family holds the registry's TLS errors).
     "tls-certificate-error": ("image-pull-failure",),
+    # A full disk or /dev/shm under another root's line: a save's own line names the checkpoint, a
+    # Cloud Storage FUSE file cache names its volume, and a kubelet eviction for disk pressure is
+    # what ended the pod; each keeps its page. Elsewhere the full disk is the deeper reason: an
+    # image layer the kubelet could not unpack (the image and registry are fine; it pulls on
+    # another node) and a DataLoader worker's bus error whose line names shared memory.
+    "local-disk-full": (
+        "checkpoint-save-failure",
+        "gcsfuse-mount-failure",
+        "pod-evicted-node-pressure",
+    ),
+    "image-pull-failure": ("local-disk-full",),
+    "process-segfault": ("local-disk-full",),
 }
 
 
