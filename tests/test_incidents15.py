@@ -11,12 +11,11 @@ uncaught exception and an unreachable dependency); with them 3 of 3.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import generated_and_committed, run_cli
+from tests.conftest import assert_labels_well_formed, eval_report, generated_and_committed
 
 HERE = Path(__file__).resolve().parent
 INCIDENTS = HERE / "incidents15"
@@ -25,9 +24,11 @@ FLOORS = {"exact": 1.0, "status": 1.0, "root_cause": 1.0, "culprit": 1.0, "failu
 
 @pytest.fixture(scope="module")
 def report() -> dict:
-    result = run_cli("eval", str(INCIDENTS), "--format", "json")
-    assert result.code == 0, result.stderr
-    return json.loads(result.stdout)
+    return eval_report(INCIDENTS)
+
+
+def test_labels_are_well_formed() -> None:
+    assert_labels_well_formed(INCIDENTS)
 
 
 @pytest.mark.parametrize("field", sorted(FLOORS))
