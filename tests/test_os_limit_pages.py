@@ -334,3 +334,26 @@ def test_the_tpu_held_by_another_process_explains_its_port(tmp_path) -> None:
     findings = _diagnose(tmp_path, workload, entries)
     assert findings["root_cause"]["symptom"] == "tpu-already-in-use", findings["summary"]
     assert [c["host"] for c in findings["culprit_hosts"]] == [NODES[1]]
+
+
+def test_the_kernel_s_pids_controller_on_the_node_confirms_a_process_limit(tmp_path) -> None:
+    """The kernel reports a pod's exhausted pids cgroup in the node's log, not the container's:
+    the find action reads the node logs too and names the limit."""
+    node_line = {
+        "insertId": "kn1",
+        "logName": "projects/p/logs/kernel",
+        "timestamp": "2026-06-01T08:00:05.000000Z",
+        "severity": "ERROR",
+        "resource": {"type": "k8s_node", "labels": {"node_name": NODES[3]}},
+        "textPayload": "cgroup: fork rejected by pids controller in /kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod5e1c.slice",
+    }
+    pod = _jobset_pods("llm-pretrain")[3]
+    run = _verify(
+        tmp_path,
+        "verify-os-resource-limit",
+        "llm-pretrain",
+        [_line(1, 0, pod, "completed step: 4, loss: 9.610", node=3), node_line],
+    )
+    assert run["verdict"] == "confirmed", run
+    assert run["outputs"]["limit"] == ["fork rejected by pids controller"]
+    assert run["outputs"]["culprit_host"] == NODES[3]
