@@ -105,6 +105,16 @@ def test_examples_match_and_counter_examples_only_match_their_owner(
             "os-resource-limit",
         ),
         ("OSError: [Errno 28] inotify watch limit reached", "os-resource-limit"),
+        # locked memory refused, fatal or warned about, and a thread refused in a program's own words
+        (
+            "[2026-06-01T08:00:01,120][ERROR][o.e.b.JNANatives] Unable to lock JVM Memory: error=12, reason=Cannot allocate memory",
+            "os-resource-limit",
+        ),
+        (
+            "GLib-ERROR **: 08:00:01.002: creating thread 'pool-spawner': Error creating thread: Resource temporarily unavailable",
+            "os-resource-limit",
+        ),
+        ("worker: could not create worker thread (errno=11)", "os-resource-limit"),
         # processes and the pods' pids cgroup
         (
             "cgroup: fork rejected by pids controller in /kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod1a2b.slice",
@@ -164,11 +174,14 @@ def test_every_rendering_of_a_family_matches_it(line: str, page: str) -> None:
             "Failed to initialize TPU system with error: FAILED_PRECONDITION: Couldn't mmap: Resource temporarily unavailable",
             "os-resource-limit",
         ),
-        # an emulator's EINVAL, a warn-and-go-on mlock, a real full disk, a limit reported healthy
+        # an emulator's EINVAL, a real full disk, a limit reported healthy, a file lock
         ("runtime: failed to create new OS thread (have 2 already; errno=22)", "os-resource-limit"),
-        ("warning: failed to mlock 73728000-byte buffer", "os-resource-limit"),
         ("OSError: [Errno 28] No space left on device: '/tmp/ckpt'", "os-resource-limit"),
         ("open files                      (-n) 1048576", "os-resource-limit"),
+        (
+            "E: Could not get lock /var/lib/dpkg/lock-frontend - open (11: Resource temporarily unavailable)",
+            "os-resource-limit",
+        ),
         ("pthread_create failed: Operation not permitted", "os-resource-limit"),
         # the TPU device held (its own page), a bind to an address not on the host, an unparsable
         # gRPC address, a server that came up, a client out of ephemeral ports
