@@ -105,6 +105,10 @@ def test_examples_match_and_counter_examples_only_match_their_owner(
             "os-resource-limit",
         ),
         ("OSError: [Errno 28] inotify watch limit reached", "os-resource-limit"),
+        (
+            'E0827 18:48:24.279544       1 watcher.go:146] Failed to watch directory "/sys/fs/cgroup/pids/kubepods/besteffort/pod1": no space left on device',
+            "os-resource-limit",
+        ),
         # locked memory refused, fatal or warned about, and a thread refused in a program's own words
         (
             "[2026-06-01T08:00:01,120][ERROR][o.e.b.JNANatives] Unable to lock JVM Memory: error=12, reason=Cannot allocate memory",
