@@ -39,7 +39,6 @@ DEV_SETS = (
     "tests/data/real_excerpts_12_devb.jsonl",
 )
 LOOK_ALIKE_ROLES = {"benign", "cascade", "consequence"}
-NODE = "gke-tpu-pool-1a2b3c4d-0001"
 
 
 @dataclass
@@ -99,54 +98,11 @@ def wrapped(line: str, width: Optional[int], indent: str) -> list[str]:
     return pieces or [line]
 
 
-def entry(n: int, k: int, text: str, field: str) -> dict[str, Any]:
-    """Line `k` of excerpt `n` as Cloud Logging stores a line found in `field` (the held-out
-    scorer's shapes): each excerpt its own pod, its lines microseconds apart."""
-    pod = f"wrap-job-0-{n}-abcde"
-    second = n * 20
-    base = {
-        "insertId": f"wrap-{n}-{k}",
-        "timestamp": f"2025-01-01T{second // 3600:02d}:{second // 60 % 60:02d}:"
-        f"{second % 60:02d}.{k:06d}Z",
-    }
-    if field.startswith("protoPayload."):
-        proto: dict[str, Any] = {
-            "methodName": "compute.instances.preempted",
-            "resourceName": f"projects/p/zones/us-central2-b/instances/{NODE}",
-        }
-        if field == "protoPayload.methodName":
-            proto["methodName"] = text
-        else:
-            proto["status"] = {"message": text}
-        return base | {
-            "logName": "projects/p/logs/cloudaudit.googleapis.com%2Fsystem_event",
-            "resource": {"type": "gce_instance", "labels": {"zone": "us-central2-b"}},
-            "severity": "NOTICE",
-            "protoPayload": proto,
-        }
-    if field == "jsonPayload.message":
-        return base | {
-            "logName": "projects/p/logs/events",
-            "resource": {"type": "k8s_pod", "labels": {"pod_name": pod, "namespace_name": "d"}},
-            "severity": "WARNING",
-            "jsonPayload": {
-                "message": text,
-                "involvedObject": {"kind": "Pod", "name": pod, "namespace": "d"},
-                "source": {"host": NODE},
-            },
-        }
-    return base | {
-        "logName": "projects/p/logs/stderr",
-        "resource": {"type": "k8s_container", "labels": {"pod_name": pod, "container_name": "j"}},
-        "labels": {"compute.googleapis.com/resource_name": NODE},
-        "severity": "ERROR",
-        "textPayload": text,
-    }
-
-
 def entries_of(excerpts: list[Excerpt], width: Optional[int], indent: str) -> list[dict]:
     """The bundle: a container line's pieces are entries of their own, an event's or audit
     entry's message is one entry whose pieces are joined by line breaks."""
+    from tests.test_real_excerpts import entry  # the held-out scorer's shapes
+
     bundle = []
     for n, excerpt in enumerate(excerpts):
         k = 0

@@ -41,6 +41,11 @@ MESSAGE_FIELDS = (
     "jsonPayload.MESSAGE",
     "protoPayload.methodName",
     "protoPayload.status.message",
+    # zap/logr and klog's JSON format (Kubernetes controllers: JobSet, Kueue, controller-runtime)
+    # put the text in `msg` and the error in `error` (zap, logr) or `err` (klog ErrorS).
+    "jsonPayload.msg",
+    "jsonPayload.error",
+    "jsonPayload.err",
 )
 
 

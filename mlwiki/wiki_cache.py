@@ -16,22 +16,35 @@ Two things cost every command a fixed ~0.1 s each and depend only on the bytes o
   files' sizes and times, and the sources of our checking modules). Only a pass is remembered: a document that fails is checked again, with
   its exact message.
 
-Both live in `${XDG_CACHE_HOME:-~/.cache}/mlwiki/wiki/`. A file there is read only when it
+- **Compiled templates** (`TemplateCode`, for `mlwiki.engine.render`'s sandboxes): Jinja parses
+  a template and generates Python for it (~1 ms each; a diagnosis' verification workflows
+  compile a few dozen, `lint` every one of the wiki's), which depends only on the text, the
+  sandbox and the versions of Jinja, Python and our rendering modules. The code object is kept
+  (marshalled) under the SHA-256 of all of them, and saved once when the command ends. It is
+  code, read with the same trust as Python's own bytecode cache: only from a file of the user's
+  that no one else may write.
+
+All live in `${XDG_CACHE_HOME:-~/.cache}/mlwiki/wiki/`. A file there is read only when it
 belongs to the user and no one else may write to it; an unreadable or malformed one is ignored
 and replaced. Each holds at most `MAX_ENTRIES` keys (several wikis, e.g. worktrees, share it).
-`MLWIKI_NO_CACHE=1` turns both off.
+`MLWIKI_NO_CACHE=1` turns them off.
 """
 
 from __future__ import annotations
 
+import atexit
+import base64
+import binascii
 import hashlib
+import marshal
 import math
 import os
 import stat
 import tempfile
 from functools import lru_cache
-from importlib.util import find_spec
+from importlib.util import MAGIC_NUMBER, find_spec
 from pathlib import Path
+from types import CodeType
 from typing import Any, Optional
 
 import orjson
@@ -41,6 +54,9 @@ MAX_ENTRIES = 2048
 FORMAT = 1
 FRONTMATTER = "frontmatter.cache"  # JSON, but no log suffix: a bundle folder may hold it
 CHECKED = "checked.cache"
+TEMPLATES = "templates.cache"
+# Our modules whose code decides what a template compiles to (the sandboxes and their options).
+RENDERING_MODULES = ("engine/render.py", "engine/expressions.py")
 # Our modules whose code decides whether a document is usable (see `mlwiki.wiki_check`).
 CHECKING_MODULES = (
     "wiki_check.py",
@@ -202,18 +218,23 @@ class FrontmatterCache:
             _write(self.path, _bounded(self.entries, self.used))
 
 
-@lru_cache(maxsize=1)
-def _code_stamp() -> str:
+def _sources_stamp(modules: tuple[str, ...], libraries: tuple[str, ...]) -> str:
+    """sha256 of our `modules`' sources and of which copy of each of `libraries` is installed."""
     package = Path(__file__).resolve().parent
     digest = hashlib.sha256(f"{FORMAT}\n".encode())
-    for name in CHECKING_MODULES:
+    for name in modules:
         try:
             digest.update(name.encode() + b"\0" + (package / name).read_bytes())
         except OSError:
             digest.update(f"{name}:unreadable".encode())
-    for library in CHECKING_LIBRARIES:
+    for library in libraries:
         digest.update(_library_stamp(library).encode())
     return digest.hexdigest()
+
+
+@lru_cache(maxsize=1)
+def _code_stamp() -> str:
+    return _sources_stamp(CHECKING_MODULES, CHECKING_LIBRARIES)
 
 
 class CheckMemo:
@@ -254,3 +275,67 @@ class CheckMemo:
         fresh[key] = ""
         self.entries = fresh if len(fresh) <= MAX_ENTRIES else {key: ""}
         _write(self.path, self.entries)
+
+
+class TemplateCode:
+    """Jinja's code objects of the templates compiled before (see the module docstring): looked
+    up by (sandbox, kind, text), new ones saved when the process ends."""
+
+    def __init__(self, path: Optional[Path]) -> None:
+        self.path = path  # None: off
+        self.stamp = _rendering_stamp() if path is not None else ""
+        self.entries: Optional[dict[str, str]] = None  # read when first asked
+        self.added: dict[str, str] = {}
+
+    def _key(self, *parts: str) -> str:
+        return hashlib.sha256("\0".join((self.stamp, *parts)).encode()).hexdigest()
+
+    def get(self, *parts: str) -> Optional[CodeType]:
+        """The code compiled before from exactly these parts; else None."""
+        if self.path is None:
+            return None
+        if self.entries is None:
+            self.entries = _read(self.path)
+        found = self.entries.get(self._key(*parts))
+        if found is None:
+            return None
+        try:
+            code = marshal.loads(base64.b64decode(found, validate=True))
+        except (binascii.Error, ValueError, EOFError, TypeError):
+            return None
+        return code if isinstance(code, CodeType) else None
+
+    def put(self, code: CodeType, *parts: str) -> None:
+        if self.path is None:
+            return
+        if not self.added:
+            atexit.register(self.save)
+        self.added[self._key(*parts)] = base64.b64encode(marshal.dumps(code)).decode()
+
+    def save(self) -> None:
+        """Add the new code to the file (as another command may have left it)."""
+        if self.path is None or not self.added:
+            return
+        fresh = _read(self.path)
+        fresh.update(self.added)
+        if len(fresh) > MAX_ENTRIES:
+            fresh = dict(self.added)
+        _write(self.path, fresh)
+        self.added = {}
+
+
+@lru_cache(maxsize=1)
+def _rendering_stamp() -> str:
+    return f"{MAGIC_NUMBER.hex()}:{_sources_stamp(RENDERING_MODULES, ('jinja2',))}"
+
+
+_TEMPLATE_CODE: dict[Optional[Path], TemplateCode] = {}
+
+
+def template_code() -> TemplateCode:
+    """The template code cache of the current cache folder, one per process (read once)."""
+    path = None if _off() else cache_folder() / TEMPLATES
+    found = _TEMPLATE_CODE.get(path)
+    if found is None:
+        found = _TEMPLATE_CODE[path] = TemplateCode(path)
+    return found

@@ -55,6 +55,46 @@ def generated_and_committed(
     return made, {p: (incidents / p).read_bytes() for p in made}
 
 
+def eval_report(incidents: Path) -> dict[str, Any]:
+    """`mlwiki eval INCIDENTS --format json`'s report on a committed incident set."""
+    result = run_cli("eval", str(incidents), "--format", "json")
+    assert result.code == 0, result.stderr
+    return result.json()
+
+
+def assert_labels_well_formed(incidents: Path, *, headline_hosts_in_rows: bool = True) -> None:
+    """Every `expected.json` under INCIDENTS is a label the findings contract allows: a status, a
+    reason, a root cause exactly when diagnosed, no failures when healthy, a culprit when
+    inconclusive, and (unless a set's headlines name hosts its rows do not, e.g. both ends of a
+    Megascale network digest) headline hosts that are hosts of its failure rows."""
+    labels = sorted(incidents.glob("*/expected.json"))
+    assert labels, incidents
+    for expected in labels:
+        data = json.loads(expected.read_text(encoding="utf-8"))
+        assert data["status"] in {"diagnosed", "inconclusive", "no_failure"}, expected
+        assert data["why"], expected
+        assert (data["root_cause"] is None) == (data["status"] != "diagnosed"), expected
+        if data["status"] == "no_failure":
+            assert data["failures"] == [], expected
+        if data["status"] == "inconclusive":
+            assert data["culprit_hosts"], expected
+        if headline_hosts_in_rows:
+            hosts = {f["host"] for f in data["failures"] if f["host"]}
+            assert set(data["culprit_hosts"]) <= hosts, expected
+
+
+def load_generator(incidents: Path, monkeypatch: pytest.MonkeyPatch) -> ModuleType:
+    """INCIDENTS/make_incidents.py as a module, registered in sys.modules for the test only
+    (dataclasses resolve their module's string annotations through it)."""
+    name = f"make_{incidents.name}"
+    spec = importlib.util.spec_from_file_location(name, incidents / "make_incidents.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, name, module)
+    spec.loader.exec_module(module)
+    return module
+
+
 def run_cli(*argv: str) -> CliResult:
     """Run `mlwiki ARGV…` in-process, the way a user would, and capture what it prints."""
     out, err = io.StringIO(), io.StringIO()

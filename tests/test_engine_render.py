@@ -173,6 +173,9 @@ ALL_MESSAGE_FIELDS = {
     "jsonPayload.MESSAGE",
     "protoPayload.methodName",
     "protoPayload.status.message",
+    "jsonPayload.msg",
+    "jsonPayload.error",
+    "jsonPayload.err",
 }
 
 
@@ -196,7 +199,7 @@ def test_symptom_match_writes_only_fields_the_query_can_select(
 ) -> None:
     """A page's all-field signatures go into the fields of the payloads the rest of the filter
     can select: a container query has no audit fields, an audit query nothing else, and a filter
-    that does not constrain the source (or that we cannot read) keeps all five."""
+    that does not constrain the source (or that we cannot read) keeps them all."""
     rendered = render(_filter_action(scope + '{{ symptom_match("process-abort") }}'), {}, REAL_WIKI)
     compile_filter(rendered)
     # process-abort also has textPayload-only signatures: those stay where the payload is text.

@@ -47,13 +47,14 @@ RECALL_FLOOR = {
     "sealed2_excerpts.jsonl": 26,
     "sealed3_excerpts.jsonl": 26,
 }
-# Look-alikes that match a root page, measured, never tuned away: sealed2 and sealed3 each hold one
-# that did from the start; dev3's two are labels the signature writers dispute (see the closing note of 2026-12-01; a
+# Look-alikes that match a root page, measured, never tuned away: sealed2 holds one that did from the
+# start; dev3's two are labels the signature writers dispute (see the closing note of 2026-12-01; a
 # third, "Liveness probe errored", no longer matches: the kubelet discards an errored probe).
+# sealed3's one (a maintenance notice "matching" spot-preemption) was the scorer's: every audit
+# row was stamped methodName compute.instances.preempted until 2026-12-02 (tests/test_heldout_lines.py).
 FALSE_ALARM_CEILING = {
     "dev3_excerpts.jsonl": 2,
     "sealed2_excerpts.jsonl": 1,
-    "sealed3_excerpts.jsonl": 1,
 }
 
 

@@ -51,8 +51,10 @@ def entry_for(number: int, line: str, field: str) -> dict[str, Any]:
         "timestamp": f"2025-01-01T{number // 3600:02d}:{number // 60 % 60:02d}:{number % 60:02d}Z",
     }
     if field.startswith("protoPayload."):
+        # Only the field the line was found in: a status message's own method is not known, and
+        # stamping one (every audit row once read "compute.instances.preempted") would let the
+        # spot-preemption page match any audit message, a maintenance notice among them.
         proto: dict[str, Any] = {
-            "methodName": "compute.instances.preempted",
             "resourceName": f"projects/p/zones/us-central2-b/instances/{NODE}",
         }
         if field == "protoPayload.methodName":

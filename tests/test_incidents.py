@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from mlwiki.wiki import load_wiki
-from tests.conftest import REPO_ROOT, run_cli
+from tests.conftest import REPO_ROOT, eval_report, run_cli
 from tests.incidents.make_incidents import build_all
 
 INCIDENTS = REPO_ROOT / "tests" / "incidents"
@@ -61,9 +61,7 @@ def folders() -> list[Path]:
 
 @pytest.fixture(scope="module")
 def report() -> dict:
-    result = run_cli("eval", str(INCIDENTS), "--format", "json")
-    assert result.code == 0, result.stderr
-    return result.json()
+    return eval_report(INCIDENTS)
 
 
 def test_committed_bundles_are_what_the_generator_writes(tmp_path: Path) -> None:

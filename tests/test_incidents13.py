@@ -12,12 +12,11 @@ before those fixes.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import generated_and_committed
+from tests.conftest import eval_report, generated_and_committed
 
 HERE = Path(__file__).resolve().parent
 INCIDENTS = HERE / "incidents13"
@@ -26,11 +25,7 @@ FLOORS = {"exact": 1.0, "status": 1.0, "root_cause": 1.0, "culprit": 1.0, "failu
 
 @pytest.fixture(scope="module")
 def report() -> dict:
-    from tests.conftest import run_cli
-
-    result = run_cli("eval", str(INCIDENTS), "--format", "json")
-    assert result.code == 0, result.stderr
-    return json.loads(result.stdout)
+    return eval_report(INCIDENTS)
 
 
 @pytest.mark.parametrize("field", sorted(FLOORS))

@@ -17,7 +17,7 @@ import pytest
 
 from mlwiki.diagnose.pipeline import diagnose
 from mlwiki.wiki import load_wiki
-from tests.conftest import WIKI_ROOT, generated_and_committed
+from tests.conftest import WIKI_ROOT, eval_report, generated_and_committed
 
 HERE = Path(__file__).resolve().parent
 INCIDENTS = HERE / "incidents14"
@@ -26,11 +26,7 @@ FLOORS = {"exact": 1.0, "status": 1.0, "root_cause": 1.0, "culprit": 1.0, "failu
 
 @pytest.fixture(scope="module")
 def report() -> dict:
-    from tests.conftest import run_cli
-
-    result = run_cli("eval", str(INCIDENTS), "--format", "json")
-    assert result.code == 0, result.stderr
-    return json.loads(result.stdout)
+    return eval_report(INCIDENTS)
 
 
 @pytest.mark.parametrize("field", sorted(FLOORS))

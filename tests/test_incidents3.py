@@ -18,7 +18,7 @@ import pytest
 from mlwiki.logs.bundle import iter_bundle
 from mlwiki.logs.entry import entry_host
 from mlwiki.wiki import load_wiki
-from tests.conftest import REPO_ROOT, run_cli
+from tests.conftest import REPO_ROOT, eval_report
 from tests.incidents3.make_incidents import generate
 
 INCIDENTS = REPO_ROOT / "tests" / "incidents3"
@@ -46,9 +46,7 @@ def roles() -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def report() -> dict[str, Any]:
-    result = run_cli("eval", str(INCIDENTS), "--format", "json")
-    assert result.code == 0, result.stderr
-    return json.loads(result.stdout)
+    return eval_report(INCIDENTS)
 
 
 def test_the_set_is_large_and_varied() -> None:

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import run_cli
+from tests.conftest import eval_report
 
 HERE = Path(__file__).resolve().parent / "incidents4"
 SCENARIOS = sorted(p.parent.name for p in HERE.glob("*/expected.json"))
@@ -35,9 +35,7 @@ FLOORS = {"exact": 22 / 23, "status": 1.0, "root_cause": 1.0, "culprit": 1.0, "f
 
 @pytest.fixture(scope="module")
 def report() -> dict[str, Any]:
-    result = run_cli("eval", str(HERE), "--format", "json")
-    assert result.code == 0, result.stderr
-    return result.json()
+    return eval_report(HERE)
 
 
 def results_by_name(report: dict[str, Any]) -> dict[str, dict[str, Any]]:

@@ -6,13 +6,13 @@ The labels are what a senior engineer concludes, not what the tool says (see eac
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
 from mlwiki.eval import evaluate
 from mlwiki.wiki import load_wiki
+from tests.conftest import assert_labels_well_formed
 
 ROOT = Path(__file__).resolve().parent / "incidents5"
 
@@ -46,11 +46,4 @@ def test_right_today_stay_exact(report) -> None:
 
 
 def test_labels_are_well_formed() -> None:
-    for expected in sorted(ROOT.glob("*/expected.json")):
-        data = json.loads(expected.read_text(encoding="utf-8"))
-        assert data["status"] in ("diagnosed", "inconclusive", "no_failure"), expected
-        assert data["why"], expected
-        if data["status"] == "no_failure":
-            assert data["root_cause"] is None and data["failures"] == [], expected
-        if data["status"] == "inconclusive":
-            assert data["root_cause"] is None and data["culprit_hosts"], expected
+    assert_labels_well_formed(ROOT, headline_hosts_in_rows=False)

@@ -7,15 +7,13 @@ The labels are what a senior engineer concludes, not what the tool says (see eac
 
 from __future__ import annotations
 
-import importlib.util
-import json
-import sys
 from pathlib import Path
 
 import pytest
 
 from mlwiki.eval import evaluate
 from mlwiki.wiki import load_wiki
+from tests.conftest import assert_labels_well_formed, load_generator
 
 ROOT = Path(__file__).resolve().parent / "incidents6"
 
@@ -56,23 +54,11 @@ def test_near_misses_are_diagnosed_on_the_named_host(report) -> None:
 
 
 def test_labels_are_well_formed() -> None:
-    for expected in sorted(ROOT.glob("*/expected.json")):
-        data = json.loads(expected.read_text(encoding="utf-8"))
-        assert data["status"] in ("diagnosed", "inconclusive", "no_failure"), expected
-        assert data["why"], expected
-        if data["status"] == "no_failure":
-            assert data["root_cause"] is None and data["failures"] == [], expected
-        if data["status"] == "inconclusive":
-            assert data["root_cause"] is None and data["culprit_hosts"], expected
+    assert_labels_well_formed(ROOT, headline_hosts_in_rows=False)
 
 
 def test_generator_reproduces_the_stored_bundles(tmp_path: Path, monkeypatch) -> None:
-    spec = importlib.util.spec_from_file_location("make_incidents6", ROOT / "make_incidents.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    # dataclasses resolve the module's string annotations through sys.modules
-    monkeypatch.setitem(sys.modules, spec.name, module)
-    spec.loader.exec_module(module)
+    module = load_generator(ROOT, monkeypatch)
     names = module.generate(tmp_path)
     assert sorted(names) == sorted(p.parent.name for p in ROOT.glob("*/expected.json"))
     for name in names:

@@ -9,15 +9,13 @@ The labels are what a senior engineer concludes, not what the tool says (see eac
 
 from __future__ import annotations
 
-import importlib.util
-import json
-import sys
 from pathlib import Path
 
 import pytest
 
 from mlwiki.eval import FIELDS, evaluate
 from mlwiki.wiki import load_wiki
+from tests.conftest import assert_labels_well_formed, load_generator
 
 ROOT = Path(__file__).resolve().parent / "incidents9"
 
@@ -63,22 +61,11 @@ def test_healthy_after_a_long_wait_is_no_failure(report) -> None:
 
 
 def test_labels_are_well_formed() -> None:
-    for expected in sorted(ROOT.glob("*/expected.json")):
-        data = json.loads(expected.read_text(encoding="utf-8"))
-        assert data["status"] in {"diagnosed", "inconclusive", "no_failure"}, expected
-        assert data["why"], expected
-        assert (data["root_cause"] is None) == (data["status"] != "diagnosed"), expected
-        hosts = {f["host"] for f in data["failures"] if f["host"]}
-        assert set(data["culprit_hosts"]) <= hosts, expected  # the headline's hosts
+    assert_labels_well_formed(ROOT)
 
 
 def test_generator_reproduces_the_bundles(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    spec = importlib.util.spec_from_file_location("make_incidents9", ROOT / "make_incidents.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    # dataclasses resolve their module through sys.modules
-    monkeypatch.setitem(sys.modules, spec.name, module)
-    spec.loader.exec_module(module)
+    module = load_generator(ROOT, monkeypatch)
     monkeypatch.setattr(module, "HERE", tmp_path)
     module.main()
     for folder in sorted(p for p in ROOT.iterdir() if p.is_dir() and p.name != "__pycache__"):

@@ -213,6 +213,34 @@ RENDERINGS = [
         "2024-10-30T06:37:22.787514306Z ModuleNotFoundError: No module named 'django'",
         "application-exception",
     ),
+    # a progress watchdog's own deadline (Levanter), an async save's background commit (Orbax)
+    (
+        "No progress after process_started for 7200.4 seconds (timeout 7200.0); terminating with exit code 124",
+        "training-stall",
+    ),
+    (
+        '  File "/opt/venv/lib/python3.12/site-packages/orbax/checkpoint/_src/futures/future.py", line 281, in run',
+        "checkpoint-save-failure",
+    ),
+    # every release's and every cloud's wording of one refusal (dev5's misses, widened from source)
+    ('pods "hello-0" is forbidden: Limited to 10 pods', "admission-webhook-denied"),
+    (
+        "[98765.4321] Killed process 4242 (python3) total-vm:96123456kB, anon-rss:81234567kB, file-rss:0kB, shmem-rss:0kB",
+        "host-oom-killed",
+    ),
+    (
+        "Unable to initialize backend 'cuda': Found cuSPARSE version 12001, but JAX was built against version 12200, which is newer.",
+        "libtpu-version-mismatch",
+    ),
+    ("Outdated cuDNN installation found.", "libtpu-version-mismatch"),
+    (
+        '"message": "Operation could not be completed as it results in exceeding approved standardNCADSA100v4Family Cores quota.',
+        "capacity-stockout-or-quota",
+    ),
+    (
+        "google.api_core.exceptions.InternalServerError: 500 POST https://storage.googleapis.com/upload/storage/v1/b/ckpt/o?uploadType=multipart: Internal Error",
+        "checkpoint-save-failure",
+    ),
     ("restarting jobset, attempt %d", "jobset-restarts"),
     ('"error":"localQueue doesn\'t exist or inactive"', "kueue-admission-pending"),
     (
@@ -253,6 +281,15 @@ RENDERINGS = [
 ]
 # Their look-alikes: the same key, status or frame where it says nothing went wrong.
 LOOKALIKES = [
+    # a CPU-only host's GPU probe, and a throttled upload (gcs-throttling's, not a lost write)
+    (
+        "CUDA backend failed to initialize: no supported devices found for platform CUDA",
+        "libtpu-version-mismatch",
+    ),
+    (
+        "429 POST https://storage.googleapis.com/upload/storage/v1/b/ckpt/o?uploadType=multipart: Too Many Requests",
+        "checkpoint-save-failure",
+    ),
     (
         "Tolerations:     node.kubernetes.io/unreachable:NoExecute op=Exists for 300s",
         "node-not-ready",

@@ -1,5 +1,6 @@
 """The wiki cache: a later load gives exactly what YAML gives and never an old parse; a check
-passed before is skipped only while everything it read is byte for byte the same."""
+passed before is skipped only while everything it read is byte for byte the same; a template's
+code comes back only for the same text in the same sandbox, from a file no one else may write."""
 
 from __future__ import annotations
 
@@ -11,10 +12,20 @@ import sys
 from pathlib import Path
 
 import pytest
+from jinja2 import TemplateSyntaxError
+from jinja2.sandbox import SandboxedEnvironment
 
+from mlwiki.engine.render import command_environment, filter_environment
 from mlwiki.errors import BadInput
 from mlwiki.wiki import load_wiki
-from mlwiki.wiki_cache import CHECKED, cache_file, cache_folder
+from mlwiki.wiki_cache import (
+    _TEMPLATE_CODE,
+    CHECKED,
+    TEMPLATES,
+    cache_file,
+    cache_folder,
+    template_code,
+)
 from mlwiki.wiki_check import check_symptoms
 from tests.conftest import REPO_ROOT
 
@@ -174,3 +185,62 @@ def test_a_memo_others_may_write_is_not_trusted(wiki_copy: Path) -> None:
     memo.chmod(0o664)
     with pytest.raises(BadInput):
         wiki.action("find-host-oom-killed")
+
+
+TEMPLATE = "Confirmed: {{ steps.find.outputs.count }} line(s) on {{ hosts | join(',') }}"
+EXPRESSION = "steps.find.status == 'ok' and steps.find.outputs.count > 0"
+SCOPE = {"steps": {"find": {"status": "ok", "outputs": {"count": 2}}}, "hosts": ["a", "b"]}
+
+
+def _later_command(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What a later command starts from: the saved file, and Jinja unable to generate code
+    (so whatever compiles came from the cache)."""
+    template_code().save()
+    _TEMPLATE_CODE.clear()
+    monkeypatch.setattr(SandboxedEnvironment, "_generate", _no_generation)
+
+
+def _no_generation(*args: object, **kwargs: object) -> str:
+    raise AssertionError("generated again")
+
+
+def test_a_compiled_template_is_taken_from_the_cache_by_its_exact_text(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    command, query = command_environment(), filter_environment()
+    rendered = command.from_string(TEMPLATE).render(SCOPE)
+    value = command.compile_expression(EXPRESSION, undefined_to_none=False)(**SCOPE)
+    quoted = query.from_string("pod={{ pod }}").render(pod="p-1")
+    _later_command(monkeypatch)
+    assert command.from_string(TEMPLATE).render(SCOPE) == rendered == "Confirmed: 2 line(s) on a,b"
+    assert command.compile_expression(EXPRESSION, undefined_to_none=False)(**SCOPE) is value
+    assert query.from_string("pod={{ pod }}").render(pod="p-1") == quoted == 'pod="p-1"'
+    with pytest.raises(AssertionError, match="generated again"):
+        command.from_string(TEMPLATE + " ")  # another text
+    with pytest.raises(AssertionError, match="generated again"):
+        command.from_string("pod={{ pod }}")  # the same text in the other sandbox
+
+
+def test_a_template_cache_others_may_write_is_not_trusted(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    command_environment().from_string(TEMPLATE)
+    template_code().save()
+    (cache_folder() / TEMPLATES).chmod(0o666)
+    _later_command(monkeypatch)
+    with pytest.raises(AssertionError, match="generated again"):
+        command_environment().from_string(TEMPLATE)
+
+
+def test_a_template_that_does_not_parse_is_refused_every_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for _ in range(2):
+        with pytest.raises(TemplateSyntaxError):
+            command_environment().from_string("{{ steps.find")
+        template_code().save()
+        _TEMPLATE_CODE.clear()
+    monkeypatch.setenv("MLWIKI_NO_CACHE", "1")
+    command_environment().from_string(TEMPLATE)
+    template_code().save()
+    assert not (Path(os.environ["XDG_CACHE_HOME"]) / "mlwiki" / "wiki" / TEMPLATES).exists()

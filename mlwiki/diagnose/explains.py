@@ -42,11 +42,29 @@ EXPLAINED_BY: dict[str, tuple[str, ...]] = {
     # A connect, or an admission webhook call, that failed in the TLS handshake: the certificate
     # check is the reason. A connect refused for want of a descriptor (`Failed to establish a new
     # connection: [Errno 24] Too many open files`) failed in the client, not at the dependency.
-    "dependency-unreachable": ("tls-certificate-error", "os-resource-limit"),
+    # A connect error to a Kubernetes API path or kubectl's refused connection: the service that
+    # could not be reached is the API server itself.
+    "dependency-unreachable": (
+        "tls-certificate-error",
+        "os-resource-limit",
+        "kube-apiserver-unavailable",
+    ),
     "admission-webhook-denied": ("tls-certificate-error",),
     # A registry's certificate the kubelet does not trust: the pod's trouble is still the image,
     # and image-pull-failure names the registry (its family holds the registry's TLS errors).
     "tls-certificate-error": ("image-pull-failure",),
+    # A full disk or /dev/shm under another root's line: a save's own line names the checkpoint, a
+    # Cloud Storage FUSE file cache names its volume, and a kubelet eviction for disk pressure is
+    # what ended the pod; each keeps its page. Elsewhere the full disk is the deeper reason: an
+    # image layer the kubelet could not unpack (the image and registry are fine; it pulls on
+    # another node) and a DataLoader worker's bus error whose line names shared memory.
+    "local-disk-full": (
+        "checkpoint-save-failure",
+        "gcsfuse-mount-failure",
+        "pod-evicted-node-pressure",
+    ),
+    "image-pull-failure": ("local-disk-full",),
+    "process-segfault": ("local-disk-full",),
 }
 
 

@@ -6,6 +6,12 @@ container line written within `JOIN_NS` of its stream's line before it (`Scan.li
 of written records, which `mlwiki.diagnose.continuation` joins without decoding them again). Entries may arrive in
 any order: nothing here depends on it. The cycle collector is paused while the pass runs
 (`collector_paused`): what it allocates is acyclic and freed by reference counting.
+
+Per entry the pass does a constant amount of work, and an entry that matched nothing is freed as
+soon as its turn is over: what outlives it is strings and numbers (a stream's last line, the
+store's columns), never the decoded entry. Entries freed in the order they were decoded keep the
+allocator's working set to one entry; holding one decoded entry per stream until that stream's
+next line (hundreds of streams at once) made every entry's allocation and freeing slower.
 """
 
 from __future__ import annotations
@@ -162,7 +168,8 @@ class Scan:
     # `lines` may miss a record's lines: a container stream's lines came in no time order (not
     # oldest nor newest first), or there were more than `MAX_KEPT_LINES` (see `runs_kept`).
     lines_partial: bool = False
-    # Each container stream's last line read and the time order its lines came in (+1, -1).
+    # Each container stream's last line read: [instant, store index, (field, text), the time
+    # order the stream's lines came in (+1, -1)]; not the entry itself (module docstring).
     _previous: dict[tuple[Optional[str], str], list[Any]] = field(default_factory=dict, repr=False)
     _relevant: Optional[list[Hit]] = field(default=None, repr=False)
 
@@ -232,16 +239,17 @@ class Scan:
         sets `lines_partial` (see `runs_kept`), as does a flood of records' lines beyond
         `MAX_KEPT_LINES` (memory stays bounded: the rest are read again from the store)."""
         key = (facts.pod, facts.log_name)
+        line = record_line(facts.entry)
         seen = self._previous.get(key)
         if seen is None:
-            self._previous[key] = [facts, 0]
+            self._previous[key] = [facts.instant, stored, line, 0]
             return
-        previous, order = seen
-        seen[0] = facts
-        step = facts.instant - previous.instant
+        instant, index, previous, order = seen
+        seen[0], seen[1], seen[2] = facts.instant, stored, line
+        step = facts.instant - instant
         if step:
             if not order:
-                seen[1] = 1 if step > 0 else -1
+                seen[3] = 1 if step > 0 else -1
             elif (step > 0) != (order > 0):
                 self.lines_partial = True
         if -JOIN_NS <= step <= JOIN_NS:
@@ -249,9 +257,9 @@ class Scan:
             if len(lines) >= MAX_KEPT_LINES:  # a flood of records: the sweep reads them again
                 self.lines_partial = True
                 return
-            if previous.index not in lines:
-                lines[previous.index] = record_line(previous.entry)
-            lines[stored] = record_line(facts.entry)
+            if index not in lines:
+                lines[index] = previous
+            lines[stored] = line
 
     def runs_kept(self, store: EntryStore) -> Optional[dict[int, tuple[str, str]]]:
         """The lines kept (`lines`) when they hold every line of every written record of

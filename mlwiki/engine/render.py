@@ -54,17 +54,21 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from contextvars import ContextVar
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Callable, Optional
+from types import CodeType
+from typing import TYPE_CHECKING, Any, Callable, Optional, Union
 from urllib.parse import unquote
 
 import re2
-from jinja2 import StrictUndefined, Template, TemplateError
+from jinja2 import StrictUndefined, Template, TemplateError, nodes
+from jinja2.environment import TemplateExpression
 from jinja2.sandbox import SandboxedEnvironment
 
 from mlwiki.errors import BadInput
 from mlwiki.logs.workload import selector_clauses
 from mlwiki.wiki import MESSAGE_FIELDS
+from mlwiki.wiki_cache import template_code
 
 if TYPE_CHECKING:
     from mlwiki.logs.query import Node
@@ -111,10 +115,60 @@ class QueryFragment(str):
     """Query text a helper built itself from quoted values: inserted as is, not quoted again."""
 
 
+_EXPRESSION: ContextVar[Optional[str]] = ContextVar("expression", default=None)
+
+
+class Sandbox(SandboxedEnvironment):
+    """Jinja's sandbox, whose compiled code is kept between commands (`TemplateCode` in
+    `mlwiki.wiki_cache`) under the sandbox's `name` and the template's or expression's text:
+    generating a template's Python is most of what compiling it costs. A text that does not
+    parse is never kept, so its error is raised again."""
+
+    def __init__(self, name: str, **options: Any) -> None:
+        super().__init__(**options)
+        self.name = name
+
+    def compile_expression(self, source: str, undefined_to_none: bool = True) -> TemplateExpression:
+        code = template_code().get(self.name, "expression", source)
+        if code is not None:  # it compiled before, so it parses: what Jinja builds from the code
+            template = self.template_class.from_code(self, code, self.make_globals(None), None)
+            return TemplateExpression(template, undefined_to_none)
+        token = _EXPRESSION.set(source)  # `compile` keeps the code under the expression's text
+        try:
+            return super().compile_expression(source, undefined_to_none)
+        finally:
+            _EXPRESSION.reset(token)
+
+    def compile(  # type: ignore[override]
+        self,
+        source: Union[str, nodes.Template],
+        name: Optional[str] = None,
+        filename: Optional[str] = None,
+        raw: bool = False,
+        defer_init: bool = False,
+    ) -> Union[str, CodeType]:
+        if raw or defer_init or name is not None or filename is not None:
+            return super().compile(source, name, filename, raw, defer_init)
+        cache = template_code()
+        if isinstance(source, str):
+            parts = (self.name, "template", source)
+            code = cache.get(*parts)
+            if code is not None:
+                return code
+        else:  # the template `compile_expression` builds around an expression
+            expression = _EXPRESSION.get()
+            if expression is None:
+                return super().compile(source)
+            parts = (self.name, "expression", expression)
+        code = super().compile(source)
+        cache.put(code, *parts)
+        return code
+
+
 @lru_cache(maxsize=1)
 def command_environment() -> SandboxedEnvironment:
     """The sandbox for command elements and expressions: values are inserted as they are."""
-    return SandboxedEnvironment(undefined=StrictUndefined, autoescape=False)
+    return Sandbox("command", undefined=StrictUndefined, autoescape=False)
 
 
 def _quote(value: Any) -> str:
@@ -130,8 +184,8 @@ def _finalize_filter_value(value: Any) -> str:
 @lru_cache(maxsize=1)
 def filter_environment() -> SandboxedEnvironment:
     """The sandbox for filters: every `{{ value }}` is rendered as a quoted query literal."""
-    return SandboxedEnvironment(
-        undefined=StrictUndefined, autoescape=False, finalize=_finalize_filter_value
+    return Sandbox(
+        "filter", undefined=StrictUndefined, autoescape=False, finalize=_finalize_filter_value
     )
 
 
@@ -258,7 +312,14 @@ def symptom_regexes(symptom: Symptom) -> dict[str, str]:
     for path in AUTOSCALER_MESSAGE_ID_FIELDS:
         if message_ids:
             by_field.setdefault(path, []).extend(message_ids)
-    return {path: _alternation(patterns) for path, patterns in by_field.items()}
+    joined: dict[tuple[str, ...], str] = {}  # the message fields share their patterns
+    regexes: dict[str, str] = {}
+    for path, patterns in by_field.items():
+        key = tuple(patterns)
+        if key not in joined:
+            joined[key] = _alternation(patterns)
+        regexes[path] = joined[key]
+    return regexes
 
 
 def _alternation(patterns: list[str]) -> str:

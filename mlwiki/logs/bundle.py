@@ -133,9 +133,9 @@ def _read(path: Path, number: Optional[int]) -> Iterator[Any]:
 class _Splitter:
     """Splits one file's bytes at entry boundaries (module docstring) and decodes each entry.
 
-    `buffer[position:]` is what is left to read; `base` is the file offset of `buffer[0]` and
-    `line` the line number at `buffer[mark]` (newlines are counted once, moving forward). It
-    yields `RawEntry`s, or `EntryFacts` located in the store's file `number` when given."""
+    `buffer[position:]` is what is left to read and `base` the file offset of `buffer[0]`. It
+    yields `RawEntry`s, or `EntryFacts` located in the store's file `number` when given. Line
+    numbers only name a problem, so none is counted while the split goes well (`line_at`)."""
 
     def __init__(
         self, stream: IO[bytes], path: Path, *, seekable: bool, number: Optional[int] = None
@@ -146,8 +146,6 @@ class _Splitter:
         self.number = number
         self.buffer = b""
         self.base = 0
-        self.mark = 0
-        self.line = 1
         self.eof = False
         self._resume = 0  # where `_array` goes on after `_indented` (see there)
 
@@ -162,18 +160,17 @@ class _Splitter:
         if not chunk:
             self.eof = True
             return -1
-        self.line_at(keep)
         self.buffer = self.buffer[keep:] + chunk
         self.base += keep
-        self.mark -= keep
         return keep
 
     def line_at(self, position: int) -> int:
-        """The line number of `buffer[position]` (positions asked for never go back)."""
-        if position > self.mark:
-            self.line += self.buffer.count(b"\n", self.mark, position)
-            self.mark = position
-        return self.line
+        """The line number of `buffer[position]`, counted when asked for (a problem to name,
+        the streaming decoder's first line): the newlines of the bytes already dropped are
+        counted by reading the file again up to the buffer. Counted as the split went, they
+        would cost a read of every byte of every bundle, for the few with a problem to name."""
+        before = _newlines(self.path, self.base) if self.base else 0
+        return 1 + before + self.buffer.count(b"\n", 0, position)
 
     def _skip_space(self, position: int) -> int:
         """The position of the next non-whitespace byte (refilling), or len(buffer) at EOF.
@@ -359,6 +356,19 @@ class _Splitter:
         for entry in decoded:
             instant = timestamp_ns(entry["timestamp"])
             yield (entry, instant, None, 0) if self.number is None else EntryFacts(entry, instant)  # type: ignore[arg-type]
+
+
+def _newlines(path: Path, size: int) -> int:
+    """How many newlines the first `size` bytes of the file at `path` (decompressed) hold."""
+    count = 0
+    with limits.open_log(path) as stream:
+        while size > 0:
+            chunk = stream.read(min(size, CHUNK_BYTES))
+            if not chunk:
+                break
+            count += chunk.count(b"\n")
+            size -= len(chunk)
+    return count
 
 
 class _Prefixed(io.RawIOBase):

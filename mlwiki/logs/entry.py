@@ -104,11 +104,18 @@ def _autoscaler_message_ids(entry: dict[str, Any]) -> list[str]:
 
 
 _PAYLOAD_MESSAGES = (("message", "jsonPayload.message"), ("MESSAGE", "jsonPayload.MESSAGE"))
+# A structured logger's JSON line (zap, logr, klog's JSON format) as GKE's agent keeps it.
+_STRUCTURED_MESSAGES = (
+    ("msg", "jsonPayload.msg"),
+    ("error", "jsonPayload.error"),
+    ("err", "jsonPayload.err"),
+)
 assert list(MESSAGE_FIELDS) == [
     "textPayload",
     *(field for _, field in _PAYLOAD_MESSAGES),
     "protoPayload.methodName",
     "protoPayload.status.message",
+    *(field for _, field in _STRUCTURED_MESSAGES),
 ], "entry_texts and EntryFacts read MESSAGE_FIELDS by hand: keep them in step"
 
 
@@ -135,6 +142,10 @@ def entry_texts(entry: dict[str, Any]) -> list[tuple[str, str]]:
         if isinstance(value, str) and value:
             texts.append(("protoPayload.status.message", value))
     if isinstance(payload, dict):
+        for key, field in _STRUCTURED_MESSAGES:
+            value = payload.get(key)
+            if isinstance(value, str) and value:
+                texts.append((field, value))
         texts.extend(("messageId", message_id) for message_id in _autoscaler_message_ids(entry))
     return texts
 
@@ -448,6 +459,14 @@ class EntryFacts:
                 regular = False
         elif proto is not None:
             regular = False
+        if payload is not None:
+            for key, field in _STRUCTURED_MESSAGES:
+                value = payload.get(key)
+                if value is not None:
+                    if type(value) is str and value:
+                        texts.append((field, value))
+                    else:
+                        regular = False
         if payload is not None and (
             "noDecisionStatus" in payload or "resultInfo" in payload or "decision" in payload
         ):

@@ -54,6 +54,11 @@ CLUSTER_LOG_IDS = (
 )
 SYSTEM_NAMESPACES = ("kube-system", "gke-managed-system", "gke-system")
 SERIAL_CONSOLE = "serialconsole.googleapis.com/serial_port_1_output"
+# The message fields (`mlwiki.wiki.MESSAGE_FIELDS`) the pushed-down evidence searches. Not the
+# structured loggers' `jsonPayload.msg`/`error`/`err`: they are the Go controllers' (JobSet,
+# Kueue, controller-runtime), whose namespaces are neither big source, and each field searched
+# costs as many filters again (about four per field for the wiki's ~600 patterns), which the
+# evidence phase's share of the budget cannot pay; sources read whole are matched on them all.
 CONTAINER_TEXT_FIELDS = ("textPayload", "jsonPayload.message")
 NODE_TEXT_FIELDS = ("textPayload", "jsonPayload.MESSAGE", "jsonPayload.message")
 # A JAX process declaring its id at start-up (`process_id=3`, `process index: 3`), and the

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Union
@@ -85,6 +86,13 @@ _LOG_ENTRY_FIELDS = {
 _TIMESTAMP_FIELDS = {("timestamp",), ("receiveTimestamp",)}
 _SUPPORTED_FUNCTIONS = ("log_id", "SEARCH", "sample")
 _ESCAPES = {"\\": "\\", '"': '"', "n": "\n", "r": "\r", "t": "\t"}
+# A known escape, or `\\u` and four hex digits; any other backslash is kept as written.
+_ESCAPE = re.compile(r'\\([\\"nrt]|u[0-9a-fA-F]{4})')
+# What `quote` escapes: the backslash, the quote and every control character.
+_QUOTED = {
+    **{code: f"\\u{code:04x}" for code in (*range(0x20), 0x7F)},
+    **{ord("\\"): "\\\\", ord('"'): '\\"', ord("\n"): "\\n", ord("\r"): "\\r", ord("\t"): "\\t"},
+}
 _SEARCH_DELIMITERS = re2.compile(r"[^\pL\pN_]+")
 _MISSING: Any = object()
 
@@ -122,25 +130,7 @@ def quote(value: object) -> str:
     Parsing the result gives back exactly `str(value)`, so a template value can never close the
     string or add a clause.
     """
-    text = str(value)
-    out = ['"']
-    for char in text:
-        if char == "\\":
-            out.append("\\\\")
-        elif char == '"':
-            out.append('\\"')
-        elif char == "\n":
-            out.append("\\n")
-        elif char == "\r":
-            out.append("\\r")
-        elif char == "\t":
-            out.append("\\t")
-        elif ord(char) < 0x20 or char == "\x7f":
-            out.append(f"\\u{ord(char):04x}")
-        else:
-            out.append(char)
-    out.append('"')
-    return "".join(out)
+    return f'"{str(value).translate(_QUOTED)}"'  # one C pass (a page's regexes: ~10k characters)
 
 
 def _unquote(token: str) -> str:
@@ -148,28 +138,12 @@ def _unquote(token: str) -> str:
     body = token[1:-1]
     if "\\" not in body:
         return body
-    out: list[str] = []
-    index = 0
-    while index < len(body):
-        char = body[index]
-        if char == "\\" and index + 1 < len(body):
-            nxt = body[index + 1]
-            if nxt in _ESCAPES:
-                out.append(_ESCAPES[nxt])
-                index += 2
-                continue
-            hex_digits = body[index + 2 : index + 6]
-            if (
-                nxt == "u"
-                and len(hex_digits) == 4
-                and all(c in "0123456789abcdefABCDEF" for c in hex_digits)
-            ):
-                out.append(chr(int(hex_digits, 16)))
-                index += 6
-                continue
-        out.append(char)
-        index += 1
-    return "".join(out)
+    return _ESCAPE.sub(_unescaped, body)
+
+
+def _unescaped(match: re.Match[str]) -> str:
+    escape = match.group(1)
+    return _ESCAPES[escape] if len(escape) == 1 else chr(int(escape[1:], 16))
 
 
 # --- syntax tree -------------------------------------------------------------------------------

@@ -16,7 +16,7 @@ KNOWN_GROUPS = frozenset({"task", "host", "pod", "slice", "job"})
 def bad_regex(ctx: LintContext, symptom: Symptom) -> Iterator[Finding]:
     line = symptom.page.line_of("signatures")
     for index, signature in enumerate(symptom.signatures):
-        _, error = compile_re2(signature.pattern)
+        error = ctx.re2_error(signature.pattern)
         if error:
             yield Finding(
                 symptom.page.path, line, f"signatures[{index}].pattern is not valid RE2: {error}"
