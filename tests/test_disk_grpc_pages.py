@@ -98,6 +98,7 @@ def test_page_has_its_role_sections_and_real_cited_examples(wiki: Wiki, symptom_
         ),
         ("Error: No space left on device (os error 28)", "local-disk-full"),
         ("tee: /var/log/train/run.log: No space left on device", "local-disk-full"),
+        ("write /home/jovyan/.cache/pip/http/a/b/c: disk quota exceeded", "local-disk-full"),
         (
             "host:1:2 [0] misc/shmutils.cc:132 NCCL WARN Error while creating shared memory segment /dev/shm/nccl-WU88OE (size 9637888), error: No space left on device (28)",
             "local-disk-full",
@@ -155,6 +156,7 @@ def test_every_rendering_of_a_family_matches_it(line: str, page: str) -> None:
             "ERROR: Could not install packages due to an OSError: [Errno 28] No space left on device",
             "checkpoint-save-failure",
         ),
+        ("OSError: [Errno 122] Disk quota exceeded", "checkpoint-save-failure"),
     ],
 )
 def test_a_look_alike_of_a_family_does_not_match_it(line: str, page: str) -> None:
