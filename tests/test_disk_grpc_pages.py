@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import re2
 
 from mlwiki.wiki import Wiki
+from tests.conftest import assert_no_signature_matches, assert_read_only_verification
 from tests.test_knowledge_workloads import SECTIONS
 from tests.test_new_failure_pages import (
     NODES,
@@ -172,11 +172,7 @@ def test_no_new_page_matches_a_healthy_line(wiki: Wiki) -> None:
         "Using shared memory /dev/shm of 64G",
         "grpc.max_send_message_length set to 268435456",
     ]
-    for sid in ROLES:
-        for signature in wiki.symptoms[sid].signatures:
-            regex = re2.compile(signature.pattern)
-            for line in healthy:
-                assert not regex.search(line), (sid, signature.pattern, line)
+    assert_no_signature_matches(wiki, ROLES, healthy)
 
 
 # ---- the verification workflows, offline, through the real engine ---------------------------
@@ -184,14 +180,7 @@ def test_no_new_page_matches_a_healthy_line(wiki: Wiki) -> None:
 
 @pytest.mark.parametrize("symptom_id", sorted(ROLES))
 def test_verification_workflow_is_valid_and_read_only(wiki: Wiki, symptom_id: str) -> None:
-    from mlwiki.engine.workflows import check_workflow
-
-    workflow = wiki.workflows[f"verify-{symptom_id}"]
-    check_workflow(wiki, workflow)
-    assert workflow.data["conclusions"][-1]["verdict"] == "inconclusive"
-    for step in workflow.steps:
-        assert not wiki.actions[step["uses"]].requires_approval
-    assert f"find-{symptom_id}" in {step["uses"] for step in workflow.steps}
+    assert_read_only_verification(wiki, symptom_id)
 
 
 POD = "llm-pretrain-slice-job-0-0-abcde"
