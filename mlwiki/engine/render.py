@@ -129,7 +129,7 @@ class Sandbox(SandboxedEnvironment):
         self.name = name
 
     def compile_expression(self, source: str, undefined_to_none: bool = True) -> TemplateExpression:
-        code = template_code().get(self.name, "expression", source)
+        code = template_code().code(self.name, "expression", source)
         if code is not None:  # it compiled before, so it parses: what Jinja builds from the code
             template = self.template_class.from_code(self, code, self.make_globals(None), None)
             return TemplateExpression(template, undefined_to_none)
@@ -152,7 +152,7 @@ class Sandbox(SandboxedEnvironment):
         cache = template_code()
         if isinstance(source, str):
             parts = (self.name, "template", source)
-            code = cache.get(*parts)
+            code = cache.code(*parts)
             if code is not None:
                 return code
         else:  # the template `compile_expression` builds around an expression
@@ -161,7 +161,7 @@ class Sandbox(SandboxedEnvironment):
                 return super().compile(source)
             parts = (self.name, "expression", expression)
         code = super().compile(source)
-        cache.put(code, *parts)
+        cache.keep(code, *parts)
         return code
 
 
