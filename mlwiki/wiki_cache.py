@@ -29,6 +29,10 @@ Two things cost every command a fixed ~0.1 s each and depend only on the bytes o
   the pattern, that module's source and the installed RE2 (an invalid pattern is checked
   every time).
 
+- **Parsed Markdown** (`markdown_docs`, for the linter's `mlwiki.lint.markdown`): a file's
+  headings, links and prose, under its text, where it starts, that module's source and the
+  installed markdown-it.
+
 All live in `${XDG_CACHE_HOME:-~/.cache}/mlwiki/wiki/`. A file there is read only when it
 belongs to the user and no one else may write to it; an unreadable or malformed one is ignored
 and replaced. Each holds at most `MAX_ENTRIES` keys (several wikis, e.g. worktrees, share it).
@@ -61,10 +65,13 @@ FRONTMATTER = "frontmatter.cache"  # JSON, but no log suffix: a bundle folder ma
 CHECKED = "checked.cache"
 TEMPLATES = "templates.cache"
 SIGNATURES = "signatures.cache"
+MARKDOWN = "markdown.cache"
 # Our modules whose code decides what a template compiles to (the sandboxes and their options).
 RENDERING_MODULES = ("engine/render.py", "engine/expressions.py")
 # Our module that decides what a signature pattern's verdict is (`SignatureSet`'s RE2 options).
 SIGNATURE_MODULES = ("diagnose/signatures.py",)
+# Our module that decides what a Markdown file parses to, for the linter.
+MARKDOWN_MODULES = ("lint/markdown.py",)
 # Our modules whose code decides whether a document is usable (see `mlwiki.wiki_check`).
 CHECKING_MODULES = (
     "wiki_check.py",
@@ -356,6 +363,11 @@ def _signature_stamp() -> str:
     return _sources_stamp(SIGNATURE_MODULES, ("re2",))
 
 
+@lru_cache(maxsize=1)
+def _markdown_stamp() -> str:
+    return _sources_stamp(MARKDOWN_MODULES, ("markdown_it",))
+
+
 _OPENED: dict[tuple[str, Optional[Path]], Derived] = {}
 
 
@@ -376,3 +388,9 @@ def signature_verdicts() -> Derived:
     """What the diagnosis' signature set learnt of each valid pattern (see the module
     docstring), one per process (read once)."""
     return _opened(SIGNATURES, Derived, _signature_stamp)  # type: ignore[no-any-return]
+
+
+def markdown_docs() -> Derived:
+    """What each Markdown text parsed to for the linter (see the module docstring), one per
+    process (read once)."""
+    return _opened(MARKDOWN, Derived, _markdown_stamp)  # type: ignore[no-any-return]

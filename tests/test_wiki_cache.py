@@ -1,7 +1,8 @@
 """The wiki cache: a later load gives exactly what YAML gives and never an old parse; a check
 passed before is skipped only while everything it read is byte for byte the same; a template's
 code comes back only for the same text in the same sandbox, from a file no one else may write; a
-signature pattern found valid is not checked again, an invalid one always is."""
+signature pattern found valid is not checked again, an invalid one always is; a Markdown text is
+parsed once."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from mlwiki.diagnose import signatures
 from mlwiki.diagnose.signatures import SignatureSet
 from mlwiki.engine.render import command_environment, filter_environment
 from mlwiki.errors import BadInput
+from mlwiki.lint import markdown
 from mlwiki.wiki import load_wiki
 from mlwiki.wiki_cache import (
     _OPENED,
@@ -27,6 +29,7 @@ from mlwiki.wiki_cache import (
     TEMPLATES,
     cache_file,
     cache_folder,
+    markdown_docs,
     signature_verdicts,
     template_code,
 )
@@ -278,3 +281,22 @@ def test_a_signature_set_learns_each_valid_pattern_once(
     ]
     named = next(m for m in again._texts.members if m.named)
     assert named.regex.groupindex  # compiled when first re-run, as any other signature
+
+
+def test_a_markdown_file_is_parsed_once_while_its_text_stays(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    page = (REPO_ROOT / "_wiki" / PAGE).read_text()
+    jobs = [(page, 20), ("# Title\n\nSee [x](other.md#a).\n", 1)]
+    first = markdown.parse_many(jobs)
+    markdown_docs().save()
+    _OPENED.clear()
+
+    def refuse(text: str, first_line: int = 1) -> markdown.MarkdownDoc:
+        raise AssertionError("parsed again")
+
+    monkeypatch.setattr(markdown, "parse_markdown", refuse)
+    assert markdown.parse_many(jobs) == first
+    assert first[1].links == [markdown.Link("other.md#a", 3)]
+    with pytest.raises(AssertionError, match="parsed again"):
+        markdown.parse_many([(page, 21)])  # the same text starting elsewhere: other lines
