@@ -2,7 +2,9 @@
 
 Templates see only the action's validated parameters, by bare name (`{{ node }}`). The sandbox has
 no loader (no file access) and `StrictUndefined` (a missing name is an error, never an empty
-string).
+string). Each sandbox (`Sandbox`) keeps the Python Jinja generates for a template or expression
+in the user cache (`mlwiki.wiki_cache.template_code`), so a command compiles only the texts no
+earlier command compiled: a diagnosis' verification workflows use a few dozen.
 
 Commands: each element of `command` is rendered on its own and stays one argument. An element
 whose rendering starts with `-` is refused unless that `-` is the template's own text (a flag the
