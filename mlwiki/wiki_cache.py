@@ -54,7 +54,7 @@ from functools import lru_cache
 from importlib.util import MAGIC_NUMBER, find_spec
 from pathlib import Path
 from types import CodeType
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, TypeVar
 
 import orjson
 
@@ -369,28 +369,30 @@ def _markdown_stamp() -> str:
 
 
 _OPENED: dict[tuple[str, Optional[Path]], Derived] = {}
+_Kind = TypeVar("_Kind", bound=Derived)
 
 
-def _opened(name: str, kind: type[Derived], stamp: Callable[[], str]) -> Any:
+def _opened(name: str, kind: type[_Kind], stamp: Callable[[], str]) -> _Kind:
+    """The store `name` of the current cache folder (None: off), opened once per process."""
     path = None if _off() else cache_folder() / name
     found = _OPENED.get((name, path))
-    if found is None:
+    if not isinstance(found, kind):
         found = _OPENED[(name, path)] = kind(path, stamp)
     return found
 
 
 def template_code() -> TemplateCode:
     """The template code cache of the current cache folder, one per process (read once)."""
-    return _opened(TEMPLATES, TemplateCode, _rendering_stamp)  # type: ignore[no-any-return]
+    return _opened(TEMPLATES, TemplateCode, _rendering_stamp)
 
 
 def signature_verdicts() -> Derived:
     """What the diagnosis' signature set learnt of each valid pattern (see the module
     docstring), one per process (read once)."""
-    return _opened(SIGNATURES, Derived, _signature_stamp)  # type: ignore[no-any-return]
+    return _opened(SIGNATURES, Derived, _signature_stamp)
 
 
 def markdown_docs() -> Derived:
     """What each Markdown text parsed to for the linter (see the module docstring), one per
     process (read once)."""
-    return _opened(MARKDOWN, Derived, _markdown_stamp)  # type: ignore[no-any-return]
+    return _opened(MARKDOWN, Derived, _markdown_stamp)
