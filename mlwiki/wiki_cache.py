@@ -24,6 +24,15 @@ Two things cost every command a fixed ~0.1 s each and depend only on the bytes o
   code, read with the same trust as Python's own bytecode cache: only from a file of the user's
   that no one else may write.
 
+- **Signature verdicts** (`signature_verdicts`, for `mlwiki.diagnose.signatures`): whether a
+  valid signature pattern has named groups, learnt by parsing or compiling it with RE2, under
+  the pattern, that module's source and the installed RE2 (an invalid pattern is checked
+  every time).
+
+- **Parsed Markdown** (`markdown_docs`, for the linter's `mlwiki.lint.markdown`): a file's
+  headings, links and prose, under its text, where it starts, that module's source and the
+  installed markdown-it.
+
 All live in `${XDG_CACHE_HOME:-~/.cache}/mlwiki/wiki/`. A file there is read only when it
 belongs to the user and no one else may write to it; an unreadable or malformed one is ignored
 and replaced. Each holds at most `MAX_ENTRIES` keys (several wikis, e.g. worktrees, share it).
@@ -45,7 +54,7 @@ from functools import lru_cache
 from importlib.util import MAGIC_NUMBER, find_spec
 from pathlib import Path
 from types import CodeType
-from typing import Any, Optional
+from typing import Any, Callable, Optional, TypeVar
 
 import orjson
 
@@ -55,8 +64,14 @@ FORMAT = 1
 FRONTMATTER = "frontmatter.cache"  # JSON, but no log suffix: a bundle folder may hold it
 CHECKED = "checked.cache"
 TEMPLATES = "templates.cache"
+SIGNATURES = "signatures.cache"
+MARKDOWN = "markdown.cache"
 # Our modules whose code decides what a template compiles to (the sandboxes and their options).
 RENDERING_MODULES = ("engine/render.py", "engine/expressions.py")
+# Our module that decides what a signature pattern's verdict is (`SignatureSet`'s RE2 options).
+SIGNATURE_MODULES = ("diagnose/signatures.py",)
+# Our module that decides what a Markdown file parses to, for the linter.
+MARKDOWN_MODULES = ("lint/markdown.py",)
 # Our modules whose code decides whether a document is usable (see `mlwiki.wiki_check`).
 CHECKING_MODULES = (
     "wiki_check.py",
@@ -277,26 +292,55 @@ class CheckMemo:
         _write(self.path, self.entries)
 
 
-class TemplateCode:
-    """Jinja's code objects of the templates compiled before (see the module docstring): looked
-    up by (sandbox, kind, text), new ones saved when the process ends."""
+class Derived:
+    """Texts derived from exact inputs (see the module docstring), one file of them: looked up
+    by the SHA-256 of the file's stamp and the inputs, new ones saved when the process ends."""
 
-    def __init__(self, path: Optional[Path]) -> None:
+    def __init__(self, path: Optional[Path], stamp: Callable[[], str]) -> None:
         self.path = path  # None: off
-        self.stamp = _rendering_stamp() if path is not None else ""
+        self.stamp = stamp() if path is not None else ""
         self.entries: Optional[dict[str, str]] = None  # read when first asked
         self.added: dict[str, str] = {}
 
     def _key(self, *parts: str) -> str:
         return hashlib.sha256("\0".join((self.stamp, *parts)).encode()).hexdigest()
 
-    def get(self, *parts: str) -> Optional[CodeType]:
-        """The code compiled before from exactly these parts; else None."""
+    def get(self, *parts: str) -> Optional[str]:
+        """What was derived before from exactly these parts; else None."""
         if self.path is None:
             return None
         if self.entries is None:
             self.entries = _read(self.path)
-        found = self.entries.get(self._key(*parts))
+        key = self._key(*parts)
+        return self.added.get(key) or self.entries.get(key)
+
+    def put(self, value: str, *parts: str) -> None:
+        if self.path is None:
+            return
+        if not self.added:
+            atexit.register(self.save)
+        self.added[self._key(*parts)] = value
+
+    def save(self) -> None:
+        """Add the new texts to the file (as another command may have left it)."""
+        if self.path is None or not self.added:
+            return
+        fresh = _read(self.path)
+        fresh.update(self.added)
+        if len(fresh) > MAX_ENTRIES:
+            fresh = dict(self.added)
+        _write(self.path, fresh)
+        if self.entries is not None:
+            self.entries.update(self.added)
+        self.added = {}
+
+
+class TemplateCode(Derived):
+    """Jinja's code objects of the templates compiled before (see the module docstring), by
+    (sandbox, kind, text)."""
+
+    def code(self, *parts: str) -> Optional[CodeType]:
+        found = self.get(*parts)
         if found is None:
             return None
         try:
@@ -305,23 +349,8 @@ class TemplateCode:
             return None
         return code if isinstance(code, CodeType) else None
 
-    def put(self, code: CodeType, *parts: str) -> None:
-        if self.path is None:
-            return
-        if not self.added:
-            atexit.register(self.save)
-        self.added[self._key(*parts)] = base64.b64encode(marshal.dumps(code)).decode()
-
-    def save(self) -> None:
-        """Add the new code to the file (as another command may have left it)."""
-        if self.path is None or not self.added:
-            return
-        fresh = _read(self.path)
-        fresh.update(self.added)
-        if len(fresh) > MAX_ENTRIES:
-            fresh = dict(self.added)
-        _write(self.path, fresh)
-        self.added = {}
+    def keep(self, code: CodeType, *parts: str) -> None:
+        self.put(base64.b64encode(marshal.dumps(code)).decode(), *parts)
 
 
 @lru_cache(maxsize=1)
@@ -329,13 +358,41 @@ def _rendering_stamp() -> str:
     return f"{MAGIC_NUMBER.hex()}:{_sources_stamp(RENDERING_MODULES, ('jinja2',))}"
 
 
-_TEMPLATE_CODE: dict[Optional[Path], TemplateCode] = {}
+@lru_cache(maxsize=1)
+def _signature_stamp() -> str:
+    return _sources_stamp(SIGNATURE_MODULES, ("re2",))
+
+
+@lru_cache(maxsize=1)
+def _markdown_stamp() -> str:
+    return _sources_stamp(MARKDOWN_MODULES, ("markdown_it",))
+
+
+_OPENED: dict[tuple[str, Optional[Path]], Derived] = {}
+_Kind = TypeVar("_Kind", bound=Derived)
+
+
+def _opened(name: str, kind: type[_Kind], stamp: Callable[[], str]) -> _Kind:
+    """The store `name` of the current cache folder (None: off), opened once per process."""
+    path = None if _off() else cache_folder() / name
+    found = _OPENED.get((name, path))
+    if not isinstance(found, kind):
+        found = _OPENED[(name, path)] = kind(path, stamp)
+    return found
 
 
 def template_code() -> TemplateCode:
     """The template code cache of the current cache folder, one per process (read once)."""
-    path = None if _off() else cache_folder() / TEMPLATES
-    found = _TEMPLATE_CODE.get(path)
-    if found is None:
-        found = _TEMPLATE_CODE[path] = TemplateCode(path)
-    return found
+    return _opened(TEMPLATES, TemplateCode, _rendering_stamp)
+
+
+def signature_verdicts() -> Derived:
+    """What the diagnosis' signature set learnt of each valid pattern (see the module
+    docstring), one per process (read once)."""
+    return _opened(SIGNATURES, Derived, _signature_stamp)
+
+
+def markdown_docs() -> Derived:
+    """What each Markdown text parsed to for the linter (see the module docstring), one per
+    process (read once)."""
+    return _opened(MARKDOWN, Derived, _markdown_stamp)

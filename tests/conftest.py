@@ -7,6 +7,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterable
 from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,6 +40,32 @@ def load_benchmark(name: str) -> ModuleType:
     sys.modules[spec.name] = module  # dataclasses look their module up while it loads
     spec.loader.exec_module(module)
     return module
+
+
+def assert_read_only_verification(wiki: Any, symptom_id: str) -> None:
+    """A page's `verify-ID` workflow is valid, starts from its `find-ID` action, runs only
+    read-only actions and ends on an unconditional `inconclusive` (the verdict when its evidence
+    is missing)."""
+    from mlwiki.engine.workflows import check_workflow
+
+    workflow = wiki.workflows[f"verify-{symptom_id}"]
+    check_workflow(wiki, workflow)
+    assert workflow.data["conclusions"][-1]["verdict"] == "inconclusive"
+    for step in workflow.steps:
+        assert not wiki.actions[step["uses"]].requires_approval, step["uses"]
+    assert f"find-{symptom_id}" in {step["uses"] for step in workflow.steps}
+
+
+def assert_no_signature_matches(wiki: Any, symptom_ids: Iterable[str], lines: list[str]) -> None:
+    """No signature of the pages SYMPTOM_IDS matches any of LINES (healthy lines that share
+    words with the failures), each signature compiled on its own so that a failure names it."""
+    import re2
+
+    for sid in symptom_ids:
+        for signature in wiki.symptoms[sid].signatures:
+            regex = re2.compile(signature.pattern)
+            for line in lines:
+                assert not regex.search(line), (sid, signature.pattern, line)
 
 
 def generated_and_committed(

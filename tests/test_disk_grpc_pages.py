@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import re2
 
 from mlwiki.wiki import Wiki
+from tests.conftest import assert_no_signature_matches, assert_read_only_verification
 from tests.test_knowledge_workloads import SECTIONS
 from tests.test_new_failure_pages import (
     NODES,
@@ -98,6 +98,7 @@ def test_page_has_its_role_sections_and_real_cited_examples(wiki: Wiki, symptom_
         ),
         ("Error: No space left on device (os error 28)", "local-disk-full"),
         ("tee: /var/log/train/run.log: No space left on device", "local-disk-full"),
+        ("write /home/jovyan/.cache/pip/http/a/b/c: disk quota exceeded", "local-disk-full"),
         (
             "host:1:2 [0] misc/shmutils.cc:132 NCCL WARN Error while creating shared memory segment /dev/shm/nccl-WU88OE (size 9637888), error: No space left on device (28)",
             "local-disk-full",
@@ -155,6 +156,7 @@ def test_every_rendering_of_a_family_matches_it(line: str, page: str) -> None:
             "ERROR: Could not install packages due to an OSError: [Errno 28] No space left on device",
             "checkpoint-save-failure",
         ),
+        ("OSError: [Errno 122] Disk quota exceeded", "checkpoint-save-failure"),
     ],
 )
 def test_a_look_alike_of_a_family_does_not_match_it(line: str, page: str) -> None:
@@ -170,11 +172,7 @@ def test_no_new_page_matches_a_healthy_line(wiki: Wiki) -> None:
         "Using shared memory /dev/shm of 64G",
         "grpc.max_send_message_length set to 268435456",
     ]
-    for sid in ROLES:
-        for signature in wiki.symptoms[sid].signatures:
-            regex = re2.compile(signature.pattern)
-            for line in healthy:
-                assert not regex.search(line), (sid, signature.pattern, line)
+    assert_no_signature_matches(wiki, ROLES, healthy)
 
 
 # ---- the verification workflows, offline, through the real engine ---------------------------
@@ -182,14 +180,7 @@ def test_no_new_page_matches_a_healthy_line(wiki: Wiki) -> None:
 
 @pytest.mark.parametrize("symptom_id", sorted(ROLES))
 def test_verification_workflow_is_valid_and_read_only(wiki: Wiki, symptom_id: str) -> None:
-    from mlwiki.engine.workflows import check_workflow
-
-    workflow = wiki.workflows[f"verify-{symptom_id}"]
-    check_workflow(wiki, workflow)
-    assert workflow.data["conclusions"][-1]["verdict"] == "inconclusive"
-    for step in workflow.steps:
-        assert not wiki.actions[step["uses"]].requires_approval
-    assert f"find-{symptom_id}" in {step["uses"] for step in workflow.steps}
+    assert_read_only_verification(wiki, symptom_id)
 
 
 POD = "llm-pretrain-slice-job-0-0-abcde"

@@ -16,7 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import generated_and_committed, run_cli
+from mlwiki.diagnose.pipeline import diagnose
+from mlwiki.wiki import load_wiki
+from tests.conftest import WIKI_ROOT, generated_and_committed, run_cli
 
 HERE = Path(__file__).resolve().parent
 INCIDENTS = HERE / "incidents16"
@@ -39,6 +41,26 @@ def test_accuracy_floor(report: dict, field: str) -> None:
 def test_every_new_page_is_the_answer_of_an_incident(report: dict) -> None:
     named = {o["got"]["root_cause"] for o in report["results"]}
     assert {"os-resource-limit", "port-already-in-use"} <= named
+
+
+@pytest.mark.parametrize(
+    "scenario, consequence",
+    [
+        ("02-dataloader-open-files", "coordination-heartbeat-cascade"),
+        ("03-coordinator-port-after-restart", "coordinator-connect-timeout"),
+        ("04-libtpu-metric-port-taken", "container-crash-loop"),
+    ],
+)
+def test_what_follows_the_root_is_evidence_not_the_answer(scenario: str, consequence: str) -> None:
+    """The cascade, symptom or consequence written after each root is found and cited, and the
+    root stays the answer: the lost task's peers, the peers' connect timeouts, the crash loop."""
+    bundle = INCIDENTS / scenario / "logs.json"
+    expected = json.loads((INCIDENTS / scenario / "expected.json").read_text())
+    findings = diagnose(
+        expected["workload"], bundle=bundle, wiki=load_wiki(WIKI_ROOT), verify=False
+    )
+    assert findings.findings["root_cause"]["symptom"] == expected["root_cause"]
+    assert consequence in {e["symptom"] for e in findings.findings["evidence"]}
 
 
 def test_generator_is_deterministic(tmp_path: Path) -> None:

@@ -16,13 +16,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import re2
 
 from mlwiki.diagnose.signatures import SignatureSet
-from mlwiki.engine.workflows import check_workflow, run_workflow
+from mlwiki.engine.workflows import run_workflow
 from mlwiki.logs.session import LogSession
 from mlwiki.wiki import Wiki, load_wiki
-from tests.conftest import WIKI_ROOT
+from tests.conftest import (
+    WIKI_ROOT,
+    assert_no_signature_matches,
+    assert_read_only_verification,
+)
 
 ROLES = {
     "application-exception": "root",
@@ -88,12 +91,7 @@ def test_examples_match_and_counter_examples_only_match_their_owner(
 
 @pytest.mark.parametrize("symptom_id", sorted(ROLES))
 def test_verification_workflow_is_valid_and_read_only(wiki: Wiki, symptom_id: str) -> None:
-    workflow = wiki.workflows[f"verify-{symptom_id}"]
-    check_workflow(wiki, workflow)
-    assert workflow.data["conclusions"][-1]["verdict"] == "inconclusive"
-    for step in workflow.steps:
-        assert not wiki.actions[step["uses"]].requires_approval
-    assert f"find-{symptom_id}" in {step["uses"] for step in workflow.steps}
+    assert_read_only_verification(wiki, symptom_id)
 
 
 def test_schema_role_tables_list_every_page_with_its_role(wiki: Wiki) -> None:
@@ -474,8 +472,4 @@ def test_signatures_compile_and_no_new_page_matches_a_healthy_line(wiki: Wiki) -
         "Readiness probe succeeded",
         "INFO: Connected to dataset-server.data:8080",
     ]
-    for sid in ROLES:
-        for signature in wiki.symptoms[sid].signatures:
-            regex = re2.compile(signature.pattern)
-            for line in healthy:
-                assert not regex.search(line), (sid, signature.pattern, line)
+    assert_no_signature_matches(wiki, ROLES, healthy)

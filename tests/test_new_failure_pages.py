@@ -21,14 +21,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import re2
 
 from mlwiki.diagnose.pipeline import diagnose
 from mlwiki.diagnose.signatures import SignatureSet
-from mlwiki.engine.workflows import check_workflow, run_workflow
+from mlwiki.engine.workflows import run_workflow
 from mlwiki.logs.session import LogSession
 from mlwiki.wiki import Wiki, load_wiki
-from tests.conftest import WIKI_ROOT
+from tests.conftest import (
+    WIKI_ROOT,
+    assert_no_signature_matches,
+    assert_read_only_verification,
+)
 from tests.test_knowledge_workloads import SECTIONS
 
 ROLES = {
@@ -227,11 +230,7 @@ def test_no_new_page_matches_a_healthy_line(wiki: Wiki) -> None:
         "Certificate is up to date and has not expired",
         "The JAX preemption service is disabled.",
     ]
-    for sid in ROLES:
-        for signature in wiki.symptoms[sid].signatures:
-            regex = re2.compile(signature.pattern)
-            for line in healthy:
-                assert not regex.search(line), (sid, signature.pattern, line)
+    assert_no_signature_matches(wiki, ROLES, healthy)
 
 
 # ---- the verification workflows, offline, through the real engine ---------------------------
@@ -291,12 +290,7 @@ def _verify(tmp_path: Path, workflow: str, workload: str, entries: list[dict[str
 
 @pytest.mark.parametrize("symptom_id", sorted(ROLES))
 def test_verification_workflow_is_valid_and_read_only(wiki: Wiki, symptom_id: str) -> None:
-    workflow = wiki.workflows[f"verify-{symptom_id}"]
-    check_workflow(wiki, workflow)
-    assert workflow.data["conclusions"][-1]["verdict"] == "inconclusive"
-    for step in workflow.steps:
-        assert not wiki.actions[step["uses"]].requires_approval
-    assert f"find-{symptom_id}" in {step["uses"] for step in workflow.steps}
+    assert_read_only_verification(wiki, symptom_id)
 
 
 PREEMPTED = "Preempted by pod 3f2c1e5a-7b1d-4c2e-9a55-0d1e2f3a4b5c on node " + NODES[1]

@@ -105,6 +105,20 @@ def test_examples_match_and_counter_examples_only_match_their_owner(
             "os-resource-limit",
         ),
         ("OSError: [Errno 28] inotify watch limit reached", "os-resource-limit"),
+        (
+            'E0827 18:48:24.279544       1 watcher.go:146] Failed to watch directory "/sys/fs/cgroup/pids/kubepods/besteffort/pod1": no space left on device',
+            "os-resource-limit",
+        ),
+        # locked memory refused, fatal or warned about, and a thread refused in a program's own words
+        (
+            "[2026-06-01T08:00:01,120][ERROR][o.e.b.JNANatives] Unable to lock JVM Memory: error=12, reason=Cannot allocate memory",
+            "os-resource-limit",
+        ),
+        (
+            "GLib-ERROR **: 08:00:01.002: creating thread 'pool-spawner': Error creating thread: Resource temporarily unavailable",
+            "os-resource-limit",
+        ),
+        ("worker: could not create worker thread (errno=11)", "os-resource-limit"),
         # processes and the pods' pids cgroup
         (
             "cgroup: fork rejected by pids controller in /kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod1a2b.slice",
@@ -164,11 +178,14 @@ def test_every_rendering_of_a_family_matches_it(line: str, page: str) -> None:
             "Failed to initialize TPU system with error: FAILED_PRECONDITION: Couldn't mmap: Resource temporarily unavailable",
             "os-resource-limit",
         ),
-        # an emulator's EINVAL, a warn-and-go-on mlock, a real full disk, a limit reported healthy
+        # an emulator's EINVAL, a real full disk, a limit reported healthy, a file lock
         ("runtime: failed to create new OS thread (have 2 already; errno=22)", "os-resource-limit"),
-        ("warning: failed to mlock 73728000-byte buffer", "os-resource-limit"),
         ("OSError: [Errno 28] No space left on device: '/tmp/ckpt'", "os-resource-limit"),
         ("open files                      (-n) 1048576", "os-resource-limit"),
+        (
+            "E: Could not get lock /var/lib/dpkg/lock-frontend - open (11: Resource temporarily unavailable)",
+            "os-resource-limit",
+        ),
         ("pthread_create failed: Operation not permitted", "os-resource-limit"),
         # the TPU device held (its own page), a bind to an address not on the host, an unparsable
         # gRPC address, a server that came up, a client out of ephemeral ports
@@ -334,3 +351,26 @@ def test_the_tpu_held_by_another_process_explains_its_port(tmp_path) -> None:
     findings = _diagnose(tmp_path, workload, entries)
     assert findings["root_cause"]["symptom"] == "tpu-already-in-use", findings["summary"]
     assert [c["host"] for c in findings["culprit_hosts"]] == [NODES[1]]
+
+
+def test_the_kernel_s_pids_controller_on_the_node_confirms_a_process_limit(tmp_path) -> None:
+    """The kernel reports a pod's exhausted pids cgroup in the node's log, not the container's:
+    the find action reads the node logs too and names the limit."""
+    node_line = {
+        "insertId": "kn1",
+        "logName": "projects/p/logs/kernel",
+        "timestamp": "2026-06-01T08:00:05.000000Z",
+        "severity": "ERROR",
+        "resource": {"type": "k8s_node", "labels": {"node_name": NODES[3]}},
+        "textPayload": "cgroup: fork rejected by pids controller in /kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod5e1c.slice",
+    }
+    pod = _jobset_pods("llm-pretrain")[3]
+    run = _verify(
+        tmp_path,
+        "verify-os-resource-limit",
+        "llm-pretrain",
+        [_line(1, 0, pod, "completed step: 4, loss: 9.610", node=3), node_line],
+    )
+    assert run["verdict"] == "confirmed", run
+    assert run["outputs"]["limit"] == ["fork rejected by pids controller"]
+    assert run["outputs"]["culprit_host"] == NODES[3]

@@ -1,6 +1,8 @@
 """The wiki cache: a later load gives exactly what YAML gives and never an old parse; a check
 passed before is skipped only while everything it read is byte for byte the same; a template's
-code comes back only for the same text in the same sandbox, from a file no one else may write."""
+code comes back only for the same text in the same sandbox, from a file no one else may write; a
+signature pattern found valid is not checked again, an invalid one always is; a Markdown text is
+parsed once."""
 
 from __future__ import annotations
 
@@ -15,15 +17,20 @@ import pytest
 from jinja2 import TemplateSyntaxError
 from jinja2.sandbox import SandboxedEnvironment
 
+from mlwiki.diagnose import signatures
+from mlwiki.diagnose.signatures import SignatureSet
 from mlwiki.engine.render import command_environment, filter_environment
 from mlwiki.errors import BadInput
+from mlwiki.lint import markdown
 from mlwiki.wiki import load_wiki
 from mlwiki.wiki_cache import (
-    _TEMPLATE_CODE,
+    _OPENED,
     CHECKED,
     TEMPLATES,
     cache_file,
     cache_folder,
+    markdown_docs,
+    signature_verdicts,
     template_code,
 )
 from mlwiki.wiki_check import check_symptoms
@@ -196,7 +203,7 @@ def _later_command(monkeypatch: pytest.MonkeyPatch) -> None:
     """What a later command starts from: the saved file, and Jinja unable to generate code
     (so whatever compiles came from the cache)."""
     template_code().save()
-    _TEMPLATE_CODE.clear()
+    _OPENED.clear()
     monkeypatch.setattr(SandboxedEnvironment, "_generate", _no_generation)
 
 
@@ -239,8 +246,57 @@ def test_a_template_that_does_not_parse_is_refused_every_time(
         with pytest.raises(TemplateSyntaxError):
             command_environment().from_string("{{ steps.find")
         template_code().save()
-        _TEMPLATE_CODE.clear()
+        _OPENED.clear()
     monkeypatch.setenv("MLWIKI_NO_CACHE", "1")
     command_environment().from_string(TEMPLATE)
     template_code().save()
     assert not (Path(os.environ["XDG_CACHE_HOME"]) / "mlwiki" / "wiki" / TEMPLATES).exists()
+
+
+def test_a_signature_set_learns_each_valid_pattern_once(
+    wiki_copy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    page = wiki_copy / PAGE
+    page.write_text(
+        page.read_text().replace("signatures:\n", "signatures:\n- pattern: '(?<=a)b'\n", 1)
+    )
+    symptoms = list(load_wiki(wiki_copy).symptoms.values())
+    first = SignatureSet(symptoms)
+    assert len(first.problems) == 1 and "(?<=a)b" in first.problems[0]
+    signature_verdicts().save()
+    _OPENED.clear()
+    checked: list[str] = []
+    original = signatures._checked
+
+    def counted(pattern: str, probe: object) -> object:
+        checked.append(pattern)
+        return original(pattern, probe)
+
+    monkeypatch.setattr(signatures, "_checked", counted)
+    again = SignatureSet(symptoms)
+    assert checked == ["(?<=a)b"]  # only the invalid one, whose problem is named again
+    assert again.problems == first.problems
+    assert [(m.pattern, m.named) for m in again._texts.members] == [
+        (m.pattern, m.named) for m in first._texts.members
+    ]
+    named = next(m for m in again._texts.members if m.named)
+    assert named.regex.groupindex  # compiled when first re-run, as any other signature
+
+
+def test_a_markdown_file_is_parsed_once_while_its_text_stays(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    page = (REPO_ROOT / "_wiki" / PAGE).read_text()
+    jobs = [(page, 20), ("# Title\n\nSee [x](other.md#a).\n", 1)]
+    first = markdown.parse_many(jobs)
+    markdown_docs().save()
+    _OPENED.clear()
+
+    def refuse(text: str, first_line: int = 1) -> markdown.MarkdownDoc:
+        raise AssertionError("parsed again")
+
+    monkeypatch.setattr(markdown, "parse_markdown", refuse)
+    assert markdown.parse_many(jobs) == first
+    assert first[1].links == [markdown.Link("other.md#a", 3)]
+    with pytest.raises(AssertionError, match="parsed again"):
+        markdown.parse_many([(page, 21)])  # the same text starting elsewhere: other lines

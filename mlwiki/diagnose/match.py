@@ -38,6 +38,14 @@ ROOT = "root"
 SYMPTOM = "symptom"
 CONSEQUENCE = "consequence"
 SYSTEM_NAMESPACES = ("kube-system", "gke-managed-system", "gke-system")
+# The batch controllers' namespaces: their pods reconcile the workload's objects from elsewhere.
+CONTROLLER_NAMESPACES = (
+    "jobset-system",
+    "kueue-system",
+    "lws-system",
+    "kuberay-system",
+    "ray-system",
+)
 
 
 def insert_id_of(entry: dict[str, Any]) -> str:
@@ -287,13 +295,18 @@ class Scan:
 
     def finish(self) -> None:
         """Fill in what needed the whole pass: pod → node for hits on pod events, the node a
-        node-pool event (repair, upgrade) points to; then put the hits in time order (ties by
-        insertId and symptom) so that no later choice depends on the order entries arrived in."""
+        node-pool event (repair, upgrade) points to, no node for a batch controller's lines;
+        then put the hits in time order (ties by insertId and symptom) so that no later choice
+        depends on the order entries arrived in."""
         self.topology.finish()
         self._previous.clear()
         self._relevant = None
         for hit in self.hits:
-            if hit.host is None and hit.pod:
+            if self.from_controller(hit):
+                # A batch controller's line is about the objects it reconciles, not about the
+                # node its own pod runs on: that node is no culprit.
+                hit.host = None
+            elif hit.host is None and hit.pod:
                 hit.host = self.topology.node_of(hit.pod)
             elif hit.host is None and hit.resource_type == "gke_nodepool":
                 labels = (self.entries[hit.index].get("resource") or {}).get("labels") or {}
@@ -305,7 +318,8 @@ class Scan:
 
     def relevant_hits(self) -> list[Hit]:
         """Hits about the workload: its pods, its nodes (the node itself or a system pod on it,
-        such as the TPU device plugin), or entries that name it."""
+        such as the TPU device plugin), a batch controller's lines that name it, or entries
+        that name it."""
         if self._relevant is None:
             self._relevant = self._find_relevant()
         return list(self._relevant)
@@ -321,8 +335,12 @@ class Scan:
                 kept.append(hit)
             elif hit.pod is not None:
                 # Another pod on the workload's nodes: its system lines may be the cause, but the
-                # orchestrator's reaction to it (a crash loop of a DaemonSet pod) is its own.
-                if hit.host in nodes and self.from_system(hit) and hit.role != CONSEQUENCE:
+                # orchestrator's reaction to it (a crash loop of a DaemonSet pod) is its own. A
+                # batch controller's line that names the workload: it failed to reconcile it.
+                on_its_nodes = hit.host in nodes and self.from_system(hit)
+                if (on_its_nodes and hit.role != CONSEQUENCE) or (
+                    self.from_controller(hit) and self._about_workload(hit)
+                ):
                     kept.append(hit)
             elif hit.host is not None:
                 if hit.host in nodes:
@@ -363,6 +381,13 @@ class Scan:
             and node_pool(hit.host) in pools
             and self.from_system(hit)
         ]
+
+    def from_controller(self, hit: Hit) -> bool:
+        """Written by a batch controller's pod (JobSet, Kueue, LeaderWorkerSet, KubeRay)."""
+        if hit.resource_type != "k8s_container":
+            return False
+        labels = (self.entries[hit.index].get("resource") or {}).get("labels") or {}
+        return labels.get("namespace_name") in CONTROLLER_NAMESPACES
 
     def from_system(self, hit: Hit) -> bool:
         """Written by the node or a system pod (kube-system…), not by some workload."""

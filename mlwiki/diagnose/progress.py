@@ -113,9 +113,15 @@ class Progress:
     def observe(self, facts: EntryFacts) -> None:
         """File one workload container entry if it is a step line (any arrival order)."""
         text = facts.message
-        if text is None or "tep" not in text:
+        if text is None:
             return
-        match = _STEP.search(text)
+        # A match starts one character before a `tep` (its `S` or `s`), so the regex is tried
+        # from the first one on (its `\b` still sees the character before), not from every
+        # character of a long prefix (a glog header, a launcher's timestamp).
+        at = text.find("tep")
+        if at < 0:
+            return
+        match = _STEP.search(text, at - 1 if at else 0)
         if match is None:
             return
         number = match.group(1)

@@ -46,6 +46,7 @@ from mlwiki.diagnose.flowed import Flowed, flowed, flowed_text
 from mlwiki.diagnose.flowed import span as written_span
 from mlwiki.logs.entry import EntryFacts, facts_of, field_value, split_path
 from mlwiki.wiki import EXPLAINING_ROLES, MESSAGE_FIELDS, Symptom
+from mlwiki.wiki_cache import signature_verdicts
 
 DEFAULT_FIELD = ""  # the entry's message text fields (see `entry_texts`)
 # Fields that name what kind of record an entry is (an audit method, an event reason), not what
@@ -54,6 +55,7 @@ KIND_FIELDS = frozenset({"protoPayload.methodName", "jsonPayload.reason"})
 MAX_QUOTE = 2000  # characters; a longer matching line is cut around the match
 MAX_PLANS = 4096  # distinct (field, signatures found) pairs a set remembers, per table
 LONG_PATTERN = 2000  # characters; a longer signature is compiled to be checked (`_checked`)
+NAMED, PLAIN = "named", "plain"  # a valid pattern's verdict: it has named groups, or none
 
 
 @dataclass(frozen=True)
@@ -84,7 +86,13 @@ def _checked(pattern: str, probe: Any) -> tuple[Optional[Any], bool]:
     byte ranges each), or a pattern over `LONG_PATTERN` characters. Any other pattern compiles
     to a few instructions per character (at most a few dozen for a class of non-ASCII
     characters), far below that memory, so it is valid exactly when it parses (`probe.Add`: a
-    set never compiled)."""
+    set never compiled).
+
+    A valid pattern's verdict (named groups or none) is kept in the user cache
+    (`mlwiki.wiki_cache.signature_verdicts`, under the pattern, this module's source and the
+    installed RE2), so a later command neither parses nor compiles it to learn that again: the
+    ~70 compiled here cost ~0.015 s a run. An invalid one is checked every time (its message
+    is a problem the report names)."""
     if (
         "{" in pattern
         or "\\p" in pattern
@@ -142,18 +150,24 @@ class SignatureSet:
         options = re2.Options()
         options.max_mem = 64 << 20
         probe = re2.Set.SearchSet(options)  # parses the patterns (see `_checked`)
+        verdicts = signature_verdicts()  # what earlier commands' checks found (see `_checked`)
         for symptom in symptoms:
             self.symptoms[symptom.id] = symptom
             for signature in symptom.signatures:
-                try:
-                    regex, named = _checked(signature.pattern, probe)
-                except re2.error as error:
-                    self._broken.add(symptom.id)
-                    self.problems.append(
-                        f"{symptom.page.path}: signature {signature.pattern!r} is not valid RE2 "
-                        f"({error}); skipped"
-                    )
-                    continue
+                verdict = verdicts.get(signature.pattern)
+                if verdict is not None:  # valid, as checked by an earlier command
+                    regex, named = None, verdict == NAMED
+                else:
+                    try:
+                        regex, named = _checked(signature.pattern, probe)
+                    except re2.error as error:
+                        self._broken.add(symptom.id)
+                        self.problems.append(
+                            f"{symptom.page.path}: signature {signature.pattern!r} is not valid "
+                            f"RE2 ({error}); skipped"
+                        )
+                        continue
+                    verdicts.put(NAMED if named else PLAIN, signature.pattern)
                 key = signature.field or DEFAULT_FIELD
                 group = self._sets.setdefault(
                     key, _FieldSet(split_path(key) if key else [], options)

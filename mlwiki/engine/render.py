@@ -2,7 +2,9 @@
 
 Templates see only the action's validated parameters, by bare name (`{{ node }}`). The sandbox has
 no loader (no file access) and `StrictUndefined` (a missing name is an error, never an empty
-string).
+string). Each sandbox (`Sandbox`) keeps the Python Jinja generates for a template or expression
+in the user cache (`mlwiki.wiki_cache.template_code`), so a command compiles only the texts no
+earlier command compiled: a diagnosis' verification workflows use a few dozen.
 
 Commands: each element of `command` is rendered on its own and stays one argument. An element
 whose rendering starts with `-` is refused unless that `-` is the template's own text (a flag the
@@ -129,7 +131,7 @@ class Sandbox(SandboxedEnvironment):
         self.name = name
 
     def compile_expression(self, source: str, undefined_to_none: bool = True) -> TemplateExpression:
-        code = template_code().get(self.name, "expression", source)
+        code = template_code().code(self.name, "expression", source)
         if code is not None:  # it compiled before, so it parses: what Jinja builds from the code
             template = self.template_class.from_code(self, code, self.make_globals(None), None)
             return TemplateExpression(template, undefined_to_none)
@@ -152,7 +154,7 @@ class Sandbox(SandboxedEnvironment):
         cache = template_code()
         if isinstance(source, str):
             parts = (self.name, "template", source)
-            code = cache.get(*parts)
+            code = cache.code(*parts)
             if code is not None:
                 return code
         else:  # the template `compile_expression` builds around an expression
@@ -161,7 +163,7 @@ class Sandbox(SandboxedEnvironment):
                 return super().compile(source)
             parts = (self.name, "expression", expression)
         code = super().compile(source)
-        cache.put(code, *parts)
+        cache.keep(code, *parts)
         return code
 
 

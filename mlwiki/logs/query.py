@@ -93,7 +93,6 @@ _QUOTED = {
     **{code: f"\\u{code:04x}" for code in (*range(0x20), 0x7F)},
     **{ord("\\"): "\\\\", ord('"'): '\\"', ord("\n"): "\\n", ord("\r"): "\\r", ord("\t"): "\\t"},
 }
-_SEARCH_DELIMITERS = re2.compile(r"[^\pL\pN_]+")
 _MISSING: Any = object()
 
 
@@ -628,8 +627,15 @@ def _sampler(fraction: float) -> Callable[[Any], bool]:
     return test
 
 
+@functools.lru_cache(maxsize=1)
+def _search_delimiters() -> Any:
+    """What separates SEARCH tokens (compiled when a query first uses SEARCH: its Unicode
+    classes cost RE2 more than most filters)."""
+    return re2.compile(r"[^\pL\pN_]+")
+
+
 def _tokens(text: str) -> set[str]:
-    return {token for token in _SEARCH_DELIMITERS.split(text.lower()) if token}
+    return {token for token in _search_delimiters().split(text.lower()) if token}
 
 
 def _search(query: str, get: Optional[Callable[[dict[str, Any]], Any]]) -> Predicate:

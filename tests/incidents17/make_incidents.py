@@ -13,7 +13,7 @@ Wording follows the real messages cited on the wiki's pages.
 from __future__ import annotations
 
 import sys
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -30,6 +30,35 @@ from tests.incidents13.make_incidents import (  # noqa: E402
 from tests.incidents14.make_incidents import _steps  # noqa: E402
 
 IMAGE = "us-docker.pkg.dev/ml-platform-prod/train/maxtext:2026.05"
+
+
+def _jobset_restarted(b: Bundle, t: datetime, workload: str) -> None:
+    """The JobSet controller restarting every job after the first one failed."""
+    b.event(
+        t,
+        "RestartJobSetFailurePolicyAction",
+        f"applying RestartJobSet failure policy action (first failed job: {workload}-slice-job-0)",
+        kind="JobSet",
+        name=workload,
+        component="jobset-controller",
+    )
+
+
+def _diagnosed(
+    b: Bundle, out: Path, workload: str, root: str, host: str, kind: str, why: str
+) -> None:
+    """Write the bundle with the label of one root cause on one culprit host."""
+    b.write(
+        out,
+        {
+            "workload": workload,
+            "status": "diagnosed",
+            "root_cause": root,
+            "culprit_hosts": [host],
+            "failures": [{"kind": kind, "symptom": root, "host": host}],
+            "why": why,
+        },
+    )
 
 
 def kv_store_too_large(out: Path) -> None:
@@ -64,24 +93,15 @@ def kv_store_too_large(out: Path) -> None:
             "Failed to send RPC to coordination service. Either the leader task died or it is unreachable: UNAVAILABLE: Connection reset by peer",
             container="jax",
         )
-    b.event(
-        t + timedelta(seconds=30),
-        "RestartJobSetFailurePolicyAction",
-        f"applying RestartJobSet failure policy action (first failed job: {workload}-slice-job-0)",
-        kind="JobSet",
-        name=workload,
-        component="jobset-controller",
-    )
-    b.write(
+    _jobset_restarted(b, t + timedelta(seconds=30), workload)
+    _diagnosed(
+        b,
         out,
-        {
-            "workload": workload,
-            "status": "diagnosed",
-            "root_cause": "grpc-message-too-large",
-            "culprit_hosts": [nodes[0]],
-            "failures": [{"kind": "crash", "symptom": "grpc-message-too-large", "host": nodes[0]}],
-            "why": "Task 0 puts a dataset index of more than 4 MiB into jax.distributed's key-value store; the coordination service's gRPC server refuses the message (Received message larger than max), task 0 dies of the uncaught XlaRuntimeError, and the other tasks lose their leader (a cascade). The fix is a smaller value or a path to it in Cloud Storage, not the coordinator's health.",
-        },
+        workload,
+        "grpc-message-too-large",
+        nodes[0],
+        "crash",
+        "Task 0 puts a dataset index of more than 4 MiB into jax.distributed's key-value store; the coordination service's gRPC server refuses the message (Received message larger than max), task 0 dies of the uncaught XlaRuntimeError, and the other tasks lose their leader (a cascade). The fix is a smaller value or a path to it in Cloud Storage, not the coordinator's health.",
     )
 
 
@@ -107,16 +127,14 @@ def grpc_client_response(out: Path) -> None:
         ],
         f'\tdetails = "Received message larger than max ({size} vs. 4194304)"',
     )
-    b.write(
+    _diagnosed(
+        b,
         out,
-        {
-            "workload": workload,
-            "status": "diagnosed",
-            "root_cause": "grpc-message-too-large",
-            "culprit_hosts": [node],
-            "failures": [{"kind": "crash", "symptom": "grpc-message-too-large", "host": node}],
-            "why": "The evaluation client asks the model server for all embeddings of a batch in one response, which is larger than its channel's default 4 MiB receive limit; every attempt fails the same way and the Job reaches its backoff limit. The payload, not the server, is at fault.",
-        },
+        workload,
+        "grpc-message-too-large",
+        node,
+        "crash",
+        "The evaluation client asks the model server for all embeddings of a batch in one response, which is larger than its channel's default 4 MiB receive limit; every attempt fails the same way and the Job reaches its backoff limit. The payload, not the server, is at fault.",
     )
 
 
@@ -156,24 +174,15 @@ def dataloader_shm_full(out: Path) -> None:
         ],
         container="trainer",
     )
-    b.event(
-        t + timedelta(seconds=20),
-        "RestartJobSetFailurePolicyAction",
-        f"applying RestartJobSet failure policy action (first failed job: {workload}-slice-job-0)",
-        kind="JobSet",
-        name=workload,
-        component="jobset-controller",
-    )
-    b.write(
+    _jobset_restarted(b, t + timedelta(seconds=20), workload)
+    _diagnosed(
+        b,
         out,
-        {
-            "workload": workload,
-            "status": "diagnosed",
-            "root_cause": "local-disk-full",
-            "culprit_hosts": [nodes[1]],
-            "failures": [{"kind": "crash", "symptom": "local-disk-full", "host": nodes[1]}],
-            "why": "The pod spec mounts no /dev/shm, so the container has Docker's 64 MiB default; the DataLoader workers' batches fill it, PyTorch cannot write the shared-memory file and a worker dies of SIGBUS. The bus error names shared memory, so the full /dev/shm, not a segfault, is the root; the JobSet restart is its consequence.",
-        },
+        workload,
+        "local-disk-full",
+        nodes[1],
+        "crash",
+        "The pod spec mounts no /dev/shm, so the container has Docker's 64 MiB default; the DataLoader workers' batches fill it, PyTorch cannot write the shared-memory file and a worker dies of SIGBUS. The bus error names shared memory, so the full /dev/shm, not a segfault, is the root; the JobSet restart is its consequence.",
     )
 
 
@@ -213,16 +222,14 @@ def image_unpack_disk_full(out: Path) -> None:
             count=attempt + 1,
         )
         t += timedelta(seconds=60 * (attempt + 1))
-    b.write(
+    _diagnosed(
+        b,
         out,
-        {
-            "workload": workload,
-            "status": "diagnosed",
-            "root_cause": "local-disk-full",
-            "culprit_hosts": [nodes[1]],
-            "failures": [{"kind": "scheduling", "symptom": "local-disk-full", "host": nodes[1]}],
-            "why": "One node's boot disk has no room for the image's large layer: containerd fails to unpack it (no space left on device) on every attempt while the other node pulled the same image and started. The image and the registry are fine, so the full disk of that node, not the image, is the root.",
-        },
+        workload,
+        "local-disk-full",
+        nodes[1],
+        "scheduling",
+        "One node's boot disk has no room for the image's large layer: containerd fails to unpack it (no space left on device) on every attempt while the other node pulled the same image and started. The image and the registry are fine, so the full disk of that node, not the image, is the root.",
     )
 
 

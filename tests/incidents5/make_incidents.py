@@ -670,11 +670,13 @@ def pathways_proxy_unreachable() -> tuple[Incident, dict[str, Any]]:
     )
     return inc, {
         "status": "diagnosed",
-        "root_cause": "pathways-proxy-unreachable",
+        "root_cause": "port-already-in-use",
         "culprit_hosts": [node],
-        "failures": [row("crash", "pathways-proxy-unreachable", node)],
-        "why": "The client cannot reach the IFRT proxy in its own head pod (the proxy failed "
-        "to bind its port); no TPU worker is involved.",
+        "failures": [row("crash", "port-already-in-use", node)],
+        "why": "The IFRT proxy in the client's own head pod could not bind its port (Address "
+        "already in use), so the client cannot reach it; no TPU worker is involved. Relabelled "
+        "2026-12-02 from pathways-proxy-unreachable: the bind failure has its own page now and "
+        "is the deeper root of the unreachable proxy.",
     }
 
 
