@@ -148,6 +148,56 @@ def test_a_logger_timestamp_after_an_unstamped_traceback_starts_a_record(tmp_pat
     assert row["record"]["entries"] == 5
 
 
+# A tool's prefix on every line, longer than a terminal's width leaves for the message (the shape
+# of dev1's torch.save traceback: time, a task's name and pid, a run's UUID).
+TOOL = "2024-05-01 12:00:00.977 [12/train/34 (pid 4242)] [3f2a9c1e-5b7d-4e08-9a61-0c2d4b8e7f13] "
+
+
+@pytest.mark.parametrize("indent", ["", "    "])
+def test_a_tool_prefix_cut_by_wrapping_continues_the_record(tmp_path: Path, indent: str) -> None:
+    """Wrapped at 80, every line's tool prefix is cut from its message: a piece holding only the
+    stamp and the task's name follows the pieces of the line above. Both stamps are a tool's (no
+    logger's header after them), so the pieces between are a wrapped line and the record goes on."""
+    pieces = [piece for line in _traceback(TOOL) for piece in _pieces(line, indent=indent)]
+    cut = [piece for piece in pieces if piece.startswith(TOOL[:23])]
+    assert len(cut) == 5 and all("File" not in piece for piece in cut)
+    (row,) = _rows(tmp_path, _write(10, 30, pieces), "hbm-oom-runtime")
+    # The traceback's header piece starts the record; the stamp cut from it stays on its own.
+    last = 10 + len(pieces) - 1
+    assert row["record"] == {"entries": len(pieces) - 1, "first": "ln11", "last": f"ln{last}"}
+
+
+@pytest.mark.parametrize(
+    ("head", "after"),
+    [
+        # Python logging's `logger.exception`: the record's header, then the traceback unstamped.
+        (
+            "2024-05-01 12:00:00,124 ERROR trainer: step failed",
+            "2024-05-01 12:00:00,125 ERROR trainer: giving up",
+        ),
+        # loguru's format.
+        (
+            "2024-05-01 12:00:00.124 | ERROR    | trainer:step:61 - step failed",
+            "2024-05-01 12:00:00.125 | INFO     | trainer:main:90 - exiting",
+        ),
+        # A stamp with no severity after it, then a logger's record with one.
+        (
+            "2024-05-01 12:00:00,124 step 100 failed",
+            "2024-05-01 12:00:00,125 - trainer - ERROR - exiting",
+        ),
+    ],
+)
+def test_a_logger_record_after_a_traceback_starts_a_record(
+    tmp_path: Path, head: str, after: str
+) -> None:
+    """A stamp with a logger's severity after it, or after a line whose stamp had one, is a
+    logger's header after the unstamped lines above it: no tool stamps that stream. The record
+    is the traceback (its header starts one), without the logger's next record (ln16)."""
+    lines = [head, *_traceback(""), after]
+    (row,) = _rows(tmp_path, _write(10, 30, lines), "hbm-oom-runtime")
+    assert row["record"] == {"entries": 5, "first": "ln11", "last": "ln15"}
+
+
 def test_match_reports_the_records_the_diagnosis_cites(tmp_path: Path) -> None:
     entries = _write(10, 30, GCS_BODY)
     (row,) = _rows(tmp_path, entries, "gcs-throttling")

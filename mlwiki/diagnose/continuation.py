@@ -23,7 +23,16 @@ time, worker address and rank, a tool's own timestamp on every line (`STAMP`) wo
 cut a traceback into one-line records. When the line before carries a stamp too, the stream
 stamps every line: what follows the stamp decides (a glog prefix or a logger's timestamp after
 it starts a record, a frame does not). A stamped line after an unstamped one is a logger's
-header, as before (a Python logging record after the traceback above it).
+header (a Python logging record after the traceback above it), unless the stamps around the
+unstamped lines are a tool's: a stamp is a *tool's* when what follows it is no header of a logger
+(no glog prefix, no timestamp, no severity: `SEVERITY`). A tool that stamps every line with a long
+prefix (`2023-04-29 06:01:12.977 [177/train/578 (pid 28936)] [UUID] `) and is wrapped at 80
+columns has its prefix cut from its message: the unstamped lines are the pieces of the stamped
+line above them, so a line carrying a tool's stamp after them, when the last stamped line before
+them carried one too, continues the record. A logger writing its records with a severity
+(`… ERROR trainer: step failed` and the traceback under it, then `… INFO trainer: …`) still
+starts one at each; a logger whose format holds no severity (`%(asctime)s %(message)s`) reads as
+a tool, its records joined when lines without a stamp come between them.
 
 Each record of two or more lines is matched as one text: its lines joined by line breaks, and
 in its flowed view (`mlwiki.diagnose.flowed`: a wrapped message read as the line it was), so a
@@ -88,6 +97,14 @@ CONTAINER_TEXT = frozenset({"textPayload", "jsonPayload.message"})
 # traceback's header (behind a `[rank0]: ` tag, say).
 HEADER = re.compile(r"(?:[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+|\[?\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d)")
 TRACEBACK = "Traceback (most recent call last):"
+# A logger's severity after a stamp: a level word (Python logging's `ERROR`, `[INFO]`, after its
+# name `- trainer - WARNING -`, loguru's `| INFO |`, Go's `\tinfo\t`) or one letter (TensorFlow's
+# `E tensorflow/…`, Rook's `D | exec:`, Ray's `C 149 149]`). Read as a header when unsure: a
+# header keeps the lines apart, as a stamp after unstamped lines always did.
+SEVERITY = re.compile(
+    r"[-|~\[ \t]*(?:[\w.]+[ \t]*[-|~][ \t]*)?\[?"
+    r"(?:(?i:DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|CRITICAL|FATAL|SEVERE|TRACE)|[DIWEFC])\b"
+)
 # A timestamp a line starts with, as a collector or launcher may write it on every line of a
 # stream: the container runtime's (CRI: `2024-05-01T12:00:00.123456789Z stdout F `), kubectl's
 # and docker's `--timestamps`, a tool's own ISO-8601 or `YYYY-MM-DD HH:MM:SS[.,]frac` prefix,
@@ -157,6 +174,7 @@ def _split(run: list[Line]) -> Iterator[list[Line]]:
     stamp nor a header (most of a stack trace's) is read by neither regex."""
     record: list[Line] = []
     stamped = False  # the line before carries a stamp
+    last: Optional[re.Match[str]] = None  # the stamp of the run's last stamped line
     for line in run:
         text = line[2]
         first = text[:1]
@@ -167,27 +185,44 @@ def _split(run: list[Line]) -> Iterator[list[Line]]:
         if record and (
             len(record) >= MAX_RECORD_LINES
             or TRACEBACK in text
-            or ((numeric or (first and first in "IWEF")) and _header(text, stamp, stamped))
+            or ((numeric or (first and first in "IWEF")) and _header(text, stamp, stamped, last))
         ):
             yield record
             record = []
         record.append(line)
         stamped = stamp is not None
+        last = stamp or last
     if record:
         yield record
 
 
-def _header(text: str, stamp: Optional[re.Match[str]], stamped: bool) -> bool:
+def _header(
+    text: str,
+    stamp: Optional[re.Match[str]],
+    stamped: bool,
+    last: Optional[re.Match[str]],
+) -> bool:
     """Whether a line that holds no traceback's header starts a record: it starts with a header
     (`HEADER`).
 
     A stamp that the line before carries too (`STAMP`: a container runtime's, kubectl's, a
     launcher's, a tool's own on every line) is no header by itself: the stream stamps every line,
     so what follows the stamp decides. A stamp after an unstamped line is a logger's header (a
-    Python logging record after the traceback above it)."""
+    Python logging record after the traceback above it) unless it and `last`, the stamp of the
+    last stamped line before, are a tool's (`_tool_stamp`): the unstamped lines between are the
+    pieces of a wrapped line of the tool's."""
     if stamp is None:
         return HEADER.match(text) is not None
-    return not stamped or HEADER.match(text, stamp.end()) is not None
+    if stamped:
+        return HEADER.match(text, stamp.end()) is not None
+    return last is None or not (_tool_stamp(last) and _tool_stamp(stamp))
+
+
+def _tool_stamp(stamp: re.Match[str]) -> bool:
+    """Whether a line's stamp is a tool's: no logger's header follows it (a glog prefix, a
+    timestamp, a severity)."""
+    text, end = stamp.string, stamp.end()
+    return HEADER.match(text, end) is None and SEVERITY.match(text, end) is None
 
 
 def _match_record(
