@@ -30,6 +30,7 @@ from mlwiki.diagnose.progress import Progress
 from mlwiki.diagnose.signatures import RawMatch, SignatureSet
 from mlwiki.diagnose.topology import Topology
 from mlwiki.logs.entry import EntryFacts, facts_of, record_line, synthetic_insert_id
+from mlwiki.logs.namespaces import CONTROLLER_NAMESPACES, SYSTEM_NAMESPACES
 from mlwiki.logs.store import EntryStore
 from mlwiki.wiki import Symptom
 
@@ -37,15 +38,6 @@ CASCADE = "cascade"
 ROOT = "root"
 SYMPTOM = "symptom"
 CONSEQUENCE = "consequence"
-SYSTEM_NAMESPACES = ("kube-system", "gke-managed-system", "gke-system")
-# The batch controllers' namespaces: their pods reconcile the workload's objects from elsewhere.
-CONTROLLER_NAMESPACES = (
-    "jobset-system",
-    "kueue-system",
-    "lws-system",
-    "kuberay-system",
-    "ray-system",
-)
 
 
 def insert_id_of(entry: dict[str, Any]) -> str:

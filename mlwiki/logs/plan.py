@@ -6,7 +6,8 @@ plan asks only for what the diagnosis uses (`mlwiki.logs.live` runs it, phase by
 
 - **platform** — the small, decisive sources, whole: Kubernetes events about the workload's
   objects and about nodes, the Compute Engine system-event audit log, the cluster autoscaler's
-  visibility log, and node-pool and cluster operations (`platform_filter`).
+  visibility log, node-pool and cluster operations, and the batch controllers' lines that name
+  the workload (JobSet, Kueue, LWS, KubeRay: `mlwiki.logs.namespaces`) (`platform_filter`).
 - **big sources** — the workload's containers (`workload_containers`) and the infrastructure's
   text (`infrastructure_text`: node logs, system-namespace pods such as the TPU device plugin,
   serial consoles), selected by resource type, log id and namespace — never by lists of host
@@ -43,6 +44,7 @@ import re2
 
 from mlwiki.errors import BadInput
 from mlwiki.logs.entry import NODE_LABEL
+from mlwiki.logs.namespaces import CONTROLLER_NAMESPACES, SYSTEM_NAMESPACES
 from mlwiki.logs.query import And, Call, Compare, Filter, Node, Not, Or, compile_filter, quote
 from mlwiki.logs.workload import selector_clauses
 from mlwiki.timewindow import Window
@@ -52,7 +54,6 @@ CLUSTER_LOG_IDS = (
     "cloudaudit.googleapis.com/system_event",
     "container.googleapis.com/cluster-autoscaler-visibility",
 )
-SYSTEM_NAMESPACES = ("kube-system", "gke-managed-system", "gke-system")
 SERIAL_CONSOLE = "serialconsole.googleapis.com/serial_port_1_output"
 # The message fields (`mlwiki.wiki.MESSAGE_FIELDS`) the pushed-down evidence searches. Not the
 # structured loggers' `jsonPayload.msg`/`error`/`err`: they are the Go controllers' (JobSet,
@@ -102,15 +103,21 @@ def workload_containers(workload: str) -> str:
 def platform_filter(workload: str) -> str:
     """Events about the workload's objects (pods, Jobs, the JobSet, its Kueue Workload) and about
     nodes; the Compute Engine system events and the autoscaler's log; node-pool and cluster
-    operations. Small whatever the job's size; read whole, first."""
+    operations; the batch controllers' lines that name the workload. Small whatever the job's
+    size; read whole, first."""
     events = (
         f'(log_id("events") OR resource.type="k8s_pod") AND '
         f"(jsonPayload.involvedObject.name:{quote(workload)} OR "
         f'{workload_selector(workload)} OR resource.type="k8s_node" OR '
         'jsonPayload.involvedObject.kind="Node")'
     )
+    controllers = "(" + " OR ".join(quote(n) for n in CONTROLLER_NAMESPACES) + ")"
     clauses = [f"({events})", *(f"log_id({quote(i)})" for i in CLUSTER_LOG_IDS)]
     clauses.append('resource.type=("gke_nodepool" OR "gke_cluster")')
+    clauses.append(
+        f'(resource.type="k8s_container" AND resource.labels.namespace_name={controllers} '
+        f"AND SEARCH({quote(workload)}))"
+    )
     return " OR ".join(clauses)
 
 
