@@ -9,10 +9,12 @@ repository file (`source`), the field Cloud Logging would hold it in, the page i
   `tests/data/real_excerpts_12_devb.jsonl`, tested whole by `tests/test_real_excerpts.py`).
 - `dev2_excerpts.jsonl`: the sealed set until 2026-12-01 (measured then: 63 of 113), then given to the
   engineers who widened the signatures; a dev set since.
-- `dev3_excerpts.jsonl` and `dev4_excerpts.jsonl`: collected 2026-12-01 (evening, night) and given to the
-  signature writers at once: dev sets.
-- `sealed_excerpts.jsonl`, `sealed2_excerpts.jsonl` and `sealed3_excerpts.jsonl`: collected independently
-  of the wiki (2026-12-01, afternoon, evening and night) and never shown to anyone who writes signatures. They are the honest number. Do not tune on it: when it misses, find the family of real
+- `dev3_excerpts.jsonl`, `dev4_excerpts.jsonl` and `dev5_excerpts.jsonl`: collected 2026-12-01 (evening,
+  night) and 2026-12-02 and given to the signature writers at once: dev sets; `dev5_lookalikes.jsonl`,
+  half (by source) of a 2026-12-02 collection of real look-alikes, likewise.
+- `sealed_excerpts.jsonl`, `sealed2_excerpts.jsonl`, `sealed3_excerpts.jsonl`, `sealed4_excerpts.jsonl`
+  and `sealed4_lookalikes.jsonl` (the look-alike collection's other half): collected independently
+  of the wiki (2026-12-01, afternoon, evening and night; 2026-12-02) and never shown to anyone who writes signatures. They are the honest number. Do not tune on it: when it misses, find the family of real
   wordings elsewhere (issue threads, docs) and add that; a signature written from a sealed line is a defect.
 
 Every excerpt's lines become consecutive entries of its own pod's container stream (or one Kubernetes event
@@ -35,26 +37,36 @@ from tests.test_real_excerpts import match_excerpts
 DATA = Path(__file__).parent / "data" / "heldout"
 LOOK_ALIKE_ROLES = {"benign", "cascade", "consequence"}
 # Root/symptom excerpts found (dev files after their tuning; a sealed file when it was last measured:
-# on 2026-12-01 night sealed 79 of 110, sealed2 26 of 41 and sealed3 26 of 35, where the wiki of
-# 2026-11 found 33, 17 and 7); raise a floor when recall improves, never lower it (dev1's went from 149 to 147 when two of its
-# rows were relabelled benign, "Liveness probe errored": see tests/data/heldout/README.md).
+# on 2026-12-02, after the stricter re-check, sealed 73 of 103, sealed2 22 of 34, sealed3 23 of 32,
+# sealed4 50 of 67 and sealed4's look-alike file 8 of 8, where the wiki of the session's start found
+# 73, 22, 23, 32 and 1); raise a floor when recall improves, never lower it (dev1's went from 149 to
+# 147 when two of its rows were relabelled benign, "Liveness probe errored"; the sealed files' fell
+# when rows too close to the dev sets or the wiki were dropped: see tests/data/heldout/README.md).
 RECALL_FLOOR = {
     "dev1_excerpts.jsonl": 147,
     "dev2_excerpts.jsonl": 111,
     "dev3_excerpts.jsonl": 142,
-    "dev4_excerpts.jsonl": 90,
-    "sealed_excerpts.jsonl": 79,
-    "sealed2_excerpts.jsonl": 26,
-    "sealed3_excerpts.jsonl": 26,
+    "dev4_excerpts.jsonl": 92,
+    "dev5_excerpts.jsonl": 113,
+    "dev5_lookalikes.jsonl": 9,
+    "sealed_excerpts.jsonl": 73,
+    "sealed2_excerpts.jsonl": 22,
+    "sealed3_excerpts.jsonl": 23,
+    "sealed4_excerpts.jsonl": 50,
+    "sealed4_lookalikes.jsonl": 8,
 }
 # Look-alikes that match a root page, measured, never tuned away: sealed2 holds one that did from the
 # start; dev3's two are labels the signature writers dispute (see the closing note of 2026-12-01; a
 # third, "Liveness probe errored", no longer matches: the kubelet discards an errored probe).
 # sealed3's one (a maintenance notice "matching" spot-preemption) was the scorer's: every audit
 # row was stamped methodName compute.instances.preempted until 2026-12-02 (tests/test_heldout_lines.py).
+# The look-alike files (2026-12-02): dev5's two are labels w4 disputes (a raised exception and a
+# failed Jetty bind, both real failures); sealed4's two were measured, never looked at.
 FALSE_ALARM_CEILING = {
     "dev3_excerpts.jsonl": 2,
+    "dev5_lookalikes.jsonl": 2,
     "sealed2_excerpts.jsonl": 1,
+    "sealed4_lookalikes.jsonl": 2,
 }
 
 
@@ -80,7 +92,7 @@ def describe(row: dict[str, Any], hits: set[str]) -> str:
 def test_rows_are_well_formed() -> None:
     for name in RECALL_FLOOR:
         rows = load(name)
-        assert len(rows) >= 50, name
+        assert len(rows) >= 40, name  # sealed2 kept 48 after the 2026-12-02 re-check
         for row in rows:
             assert set(row) == {"lines", "field", "expect", "role_of_expect", "source", "note"}, row
             assert row["lines"] and row["source"].startswith(("https://", "http://")), row
