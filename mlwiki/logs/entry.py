@@ -119,6 +119,22 @@ assert list(MESSAGE_FIELDS) == [
 ], "entry_texts and EntryFacts read MESSAGE_FIELDS by hand: keep them in step"
 
 
+def _payload_texts(
+    payload: dict[str, Any], fields: tuple[tuple[str, str], ...], texts: list[tuple[str, str]]
+) -> bool:
+    """Append (field, text) for each of `fields` (key in jsonPayload, field name) the payload
+    holds as a non-empty string; False when one is there but is not (an irregular entry)."""
+    regular = True
+    for key, field in fields:
+        value = payload.get(key)
+        if value is not None:
+            if type(value) is str and value:
+                texts.append((field, value))
+            else:
+                regular = False
+    return regular
+
+
 def entry_texts(entry: dict[str, Any]) -> list[tuple[str, str]]:
     """(field, text) for each message field present: what signatures without a `field` search.
     The fields (MESSAGE_FIELDS) are read by hand, as `get_field` would read them."""
@@ -128,10 +144,7 @@ def entry_texts(entry: dict[str, Any]) -> list[tuple[str, str]]:
         texts.append(("textPayload", value))
     payload = entry.get("jsonPayload")
     if isinstance(payload, dict):
-        for key, field in _PAYLOAD_MESSAGES:
-            value = payload.get(key)
-            if isinstance(value, str) and value:
-                texts.append((field, value))
+        _payload_texts(payload, _PAYLOAD_MESSAGES, texts)
     proto = entry.get("protoPayload")
     if isinstance(proto, dict):
         value = proto.get("methodName")
@@ -142,10 +155,7 @@ def entry_texts(entry: dict[str, Any]) -> list[tuple[str, str]]:
         if isinstance(value, str) and value:
             texts.append(("protoPayload.status.message", value))
     if isinstance(payload, dict):
-        for key, field in _STRUCTURED_MESSAGES:
-            value = payload.get(key)
-            if isinstance(value, str) and value:
-                texts.append((field, value))
+        _payload_texts(payload, _STRUCTURED_MESSAGES, texts)
         texts.extend(("messageId", message_id) for message_id in _autoscaler_message_ids(entry))
     return texts
 
@@ -432,13 +442,7 @@ class EntryFacts:
             else:
                 regular = False
         if payload is not None:
-            for key, field in _PAYLOAD_MESSAGES:
-                value = payload.get(key)
-                if value is not None:
-                    if type(value) is str and value:
-                        texts.append((field, value))
-                    else:
-                        regular = False
+            regular = _payload_texts(payload, _PAYLOAD_MESSAGES, texts) and regular
         proto = entry.get("protoPayload")
         if type(proto) is dict:
             value = proto.get("methodName")
@@ -460,13 +464,7 @@ class EntryFacts:
         elif proto is not None:
             regular = False
         if payload is not None:
-            for key, field in _STRUCTURED_MESSAGES:
-                value = payload.get(key)
-                if value is not None:
-                    if type(value) is str and value:
-                        texts.append((field, value))
-                    else:
-                        regular = False
+            regular = _payload_texts(payload, _STRUCTURED_MESSAGES, texts) and regular
         if payload is not None and (
             "noDecisionStatus" in payload or "resultInfo" in payload or "decision" in payload
         ):
