@@ -254,6 +254,38 @@ def _retried_until_backoff_limit(
     )
 
 
+def _jobset_policy(
+    b: Bundle, t: datetime, workload: str, *, action: str = "Restart", job: str = "slice-job-0"
+) -> None:
+    """The JobSet controller applying its failure policy (`Restart` every job, or `Fail` the
+    JobSet) after its job WORKLOAD-JOB failed."""
+    b.event(
+        t,
+        f"{action}JobSetFailurePolicyAction",
+        f"applying {action}JobSet failure policy action (first failed job: {workload}-{job})",
+        kind="JobSet",
+        name=workload,
+        component="jobset-controller",
+    )
+
+
+def _diagnosed(
+    b: Bundle, out: Path, workload: str, root: str, host: str, kind: str, why: str
+) -> None:
+    """Write the bundle with the label of one root cause on one culprit host."""
+    b.write(
+        out,
+        {
+            "workload": workload,
+            "status": "diagnosed",
+            "root_cause": root,
+            "culprit_hosts": [host],
+            "failures": [{"kind": kind, "symptom": root, "host": host}],
+            "why": why,
+        },
+    )
+
+
 def crash_loop_app_error(out: Path) -> None:
     b = Bundle("01-crash-loop-app-error", 1301)
     workload, node = "payment-worker", _node(b.rng)
@@ -290,16 +322,14 @@ def crash_loop_app_error(out: Path) -> None:
         t = _backoff(b, t + timedelta(seconds=2), pod, node, "worker", 1) + timedelta(
             seconds=5 * 2**attempt
         )
-    b.write(
+    _diagnosed(
+        b,
         out,
-        {
-            "workload": workload,
-            "status": "diagnosed",
-            "root_cause": "application-exception",
-            "culprit_hosts": [node],
-            "failures": [{"kind": "crash", "symptom": "application-exception", "host": node}],
-            "why": "The Deployment's only pod raises KeyError: 'DEPLOY_ENV' at start-up on every attempt and the kubelet backs off: a crash loop whose last lines name an application error. Root: the uncaught exception (the traceback's last frame reads os.environ[\"DEPLOY_ENV\"]); the crash loop is the consequence.",
-        },
+        workload,
+        "application-exception",
+        node,
+        "crash",
+        "The Deployment's only pod raises KeyError: 'DEPLOY_ENV' at start-up on every attempt and the kubelet backs off: a crash loop whose last lines name an application error. Root: the uncaught exception (the traceback's last frame reads os.environ[\"DEPLOY_ENV\"]); the crash loop is the consequence.",
     )
 
 
@@ -337,16 +367,14 @@ def missing_entrypoint(out: Path) -> None:
         t = _backoff(b, t + timedelta(seconds=2), pod, node, "eval", 1) + timedelta(
             seconds=10 * 2**i
         )
-    b.write(
+    _diagnosed(
+        b,
         out,
-        {
-            "workload": workload,
-            "status": "diagnosed",
-            "root_cause": "container-start-error",
-            "culprit_hosts": [node],
-            "failures": [{"kind": "crash", "symptom": "container-start-error", "host": node}],
-            "why": "The pod template's command /app/run-eval.sh is not in the image: runc cannot start the process (StartError), the container never prints a line, and the kubelet backs off.",
-        },
+        workload,
+        "container-start-error",
+        node,
+        "crash",
+        "The pod template's command /app/run-eval.sh is not in the image: runc cannot start the process (StartError), the container never prints a line, and the kubelet backs off.",
     )
 
 
@@ -479,16 +507,14 @@ def bare_pod_image_pull(out: Path) -> None:
             count=i + 1,
         )
         t += timedelta(seconds=30 * (i + 1))
-    b.write(
+    _diagnosed(
+        b,
         out,
-        {
-            "workload": workload,
-            "status": "diagnosed",
-            "root_cause": "image-pull-failure",
-            "culprit_hosts": [node],
-            "failures": [{"kind": "scheduling", "symptom": "image-pull-failure", "host": node}],
-            "why": "A bare pod named exactly like the workload (no controller, no suffix) cannot pull its image: the tag does not exist. Selecting the workload must find the bare pod.",
-        },
+        workload,
+        "image-pull-failure",
+        node,
+        "scheduling",
+        "A bare pod named exactly like the workload (no controller, no suffix) cannot pull its image: the tag does not exist. Selecting the workload must find the bare pod.",
     )
 
 
@@ -518,16 +544,14 @@ def oom_crash_loop(out: Path) -> None:
         t = _backoff(b, t + timedelta(seconds=22), pod, node, "builder", 1) + timedelta(
             seconds=20 * 2**i
         )
-    b.write(
+    _diagnosed(
+        b,
         out,
-        {
-            "workload": workload,
-            "status": "diagnosed",
-            "root_cause": "host-oom-killed",
-            "culprit_hosts": [node],
-            "failures": [{"kind": "crash", "symptom": "host-oom-killed", "host": node}],
-            "why": "The container exceeds its memory limit while loading the shard index; the kernel OOM-kills python3 each time and the kubelet backs off. The trainer prints nothing about it: the kernel line on the node is the evidence.",
-        },
+        workload,
+        "host-oom-killed",
+        node,
+        "crash",
+        "The container exceeds its memory limit while loading the shard index; the kernel OOM-kills python3 each time and the kubelet backs off. The trainer prints nothing about it: the kernel line on the node is the evidence.",
     )
 
 
@@ -551,16 +575,14 @@ def dependency_dns(out: Path) -> None:
         ],
         "requests.exceptions.ConnectionError: HTTPConnectionPool(host='experiment-tracker.mlops', port=80): Max retries exceeded with url: /api/runs (Caused by NameResolutionError(\"<urllib3.connection.HTTPConnection object at 0x7f3a2c1b9d50>: Failed to resolve 'experiment-tracker.mlops' ([Errno -2] Name or service not known)\"))",
     )
-    b.write(
+    _diagnosed(
+        b,
         out,
-        {
-            "workload": workload,
-            "status": "diagnosed",
-            "root_cause": "dependency-unreachable",
-            "culprit_hosts": [node],
-            "failures": [{"kind": "crash", "symptom": "dependency-unreachable", "host": node}],
-            "why": "The export Job cannot resolve the tracking service's name (it lives in another namespace under a different name); every attempt raises and the Job reaches its backoff limit.",
-        },
+        workload,
+        "dependency-unreachable",
+        node,
+        "crash",
+        "The export Job cannot resolve the tracking service's name (it lives in another namespace under a different name); every attempt raises and the Job reaches its backoff limit.",
     )
 
 
@@ -638,14 +660,7 @@ def jobset_split_traceback(out: Path) -> None:
             container="jax",
             labels=labels_of(i),
         )
-    b.event(
-        t + timedelta(seconds=3),
-        "FailJobSetFailurePolicyAction",
-        f"applying FailJobSet failure policy action (first failed job: {workload}-slice-job-0)",
-        kind="JobSet",
-        name=workload,
-        component="jobset-controller",
-    )
+    _jobset_policy(b, t + timedelta(seconds=3), workload, action="Fail")
     b.write(
         out,
         {

@@ -21,6 +21,8 @@ sys.path.insert(0, str(HERE.parents[1]))
 from tests.incidents13.make_incidents import (  # noqa: E402
     T0,
     Bundle,
+    _diagnosed,
+    _jobset_policy,
     _node,
     _retried_until_backoff_limit,
     _started,
@@ -75,14 +77,7 @@ def scheduler_preemption(out: Path) -> None:
             host=node,
             type_="Normal",
         )
-    b.event(
-        t + timedelta(seconds=40),
-        "RestartJobSetFailurePolicyAction",
-        f"applying RestartJobSet failure policy action (first failed job: {workload}-slice-job-1)",
-        kind="JobSet",
-        name=workload,
-        component="jobset-controller",
-    )
+    _jobset_policy(b, t + timedelta(seconds=40), workload, job="slice-job-1")
     b.write(
         out,
         {
@@ -118,16 +113,14 @@ def tls_tracking_server(out: Path) -> None:
         ],
         "requests.exceptions.SSLError: HTTPSConnectionPool(host='tracking.mlops.internal', port=443): Max retries exceeded with url: /api/2.0/mlflow/runs/create (Caused by SSLError(SSLCertVerificationError(1, '[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: unable to get local issuer certificate (_ssl.c:1006)')))",
     )
-    b.write(
+    _diagnosed(
+        b,
         out,
-        {
-            "workload": workload,
-            "status": "diagnosed",
-            "root_cause": "tls-certificate-error",
-            "culprit_hosts": [node],
-            "failures": [{"kind": "crash", "symptom": "tls-certificate-error", "host": node}],
-            "why": "The tracking server's certificate is issued by the company's private CA, which the image does not trust; every attempt raises SSLError at the handshake and the Job reaches its backoff limit. The uncaught exception is the effect, the certificate check the cause.",
-        },
+        workload,
+        "tls-certificate-error",
+        node,
+        "crash",
+        "The tracking server's certificate is issued by the company's private CA, which the image does not trust; every attempt raises SSLError at the handshake and the Job reaches its backoff limit. The uncaught exception is the effect, the certificate check the cause.",
     )
 
 
@@ -210,16 +203,14 @@ def lws_group_oom(out: Path) -> None:
         component="lws-controller-manager",
         type_="Normal",
     )
-    b.write(
+    _diagnosed(
+        b,
         out,
-        {
-            "workload": workload,
-            "status": "diagnosed",
-            "root_cause": "host-oom-killed",
-            "culprit_hosts": [worker_node],
-            "failures": [{"kind": "crash", "symptom": "host-oom-killed", "host": worker_node}],
-            "why": "The worker pod of group 0 exceeds its memory limit and is OOM-killed; the LeaderWorkerSet controller then recreates the whole group. The recreation is the consequence: its event names the worker pod, whose node holds the kernel's OOM line.",
-        },
+        workload,
+        "host-oom-killed",
+        worker_node,
+        "crash",
+        "The worker pod of group 0 exceeds its memory limit and is OOM-killed; the LeaderWorkerSet controller then recreates the whole group. The recreation is the consequence: its event names the worker pod, whose node holds the kernel's OOM line.",
     )
 
 
@@ -266,16 +257,14 @@ def ray_actor_oom(out: Path) -> None:
         container="ray-head",
         labels=labels,
     )
-    b.write(
+    _diagnosed(
+        b,
         out,
-        {
-            "workload": workload,
-            "status": "diagnosed",
-            "root_cause": "host-oom-killed",
-            "culprit_hosts": [worker_node],
-            "failures": [{"kind": "crash", "symptom": "host-oom-killed", "host": worker_node}],
-            "why": "Ray's memory monitor on the TPU worker kills the rollout actor's worker process for memory pressure; the driver on the head then raises ActorDiedError. The actor's death (ray-worker-died) is a symptom; the raylet's OOM summary on the worker is the root.",
-        },
+        workload,
+        "host-oom-killed",
+        worker_node,
+        "crash",
+        "Ray's memory monitor on the TPU worker kills the rollout actor's worker process for memory pressure; the driver on the head then raises ActorDiedError. The actor's death (ray-worker-died) is a symptom; the raylet's OOM summary on the worker is the root.",
     )
 
 

@@ -23,6 +23,7 @@ sys.path.insert(0, str(HERE.parents[1]))
 from tests.incidents13.make_incidents import (  # noqa: E402
     T0,
     Bundle,
+    _diagnosed,
     _node,
     _retried_until_backoff_limit,
     _started,
@@ -149,16 +150,14 @@ def launcher_lists_pods(out: Path) -> None:
         ],
         body,
     )
-    b.write(
+    _diagnosed(
+        b,
         out,
-        {
-            "workload": workload,
-            "status": "diagnosed",
-            "root_cause": "kube-rbac-forbidden",
-            "culprit_hosts": [node],
-            "failures": [{"kind": "crash", "symptom": "kube-rbac-forbidden", "host": node}],
-            "why": "The launcher lists its peer pods to build the host list, but the Job runs as the namespace's default service account, which no Role lets list pods; the API server answers 403 on every attempt and the Job reaches its backoff limit. The Python exception is the effect, the missing Role the cause.",
-        },
+        workload,
+        "kube-rbac-forbidden",
+        node,
+        "crash",
+        "The launcher lists its peer pods to build the host list, but the Job runs as the namespace's default service account, which no Role lets list pods; the API server answers 403 on every attempt and the Job reaches its backoff limit. The Python exception is the effect, the missing Role the cause.",
     )
 
 
@@ -197,16 +196,14 @@ def apiserver_upgrade(out: Path) -> None:
         ],
         "urllib3.exceptions.MaxRetryError: HTTPSConnectionPool(host='34.118.224.1', port=443): Max retries exceeded with url: /api/v1/namespaces/default/pods?labelSelector=app%3Deval-harness (Caused by NewConnectionError('<urllib3.connection.HTTPSConnection object at 0x7f3a9c2b1d50>: Failed to establish a new connection: [Errno 111] Connection refused'))",
     )
-    b.write(
+    _diagnosed(
+        b,
         out,
-        {
-            "workload": workload,
-            "status": "diagnosed",
-            "root_cause": "kube-apiserver-unavailable",
-            "culprit_hosts": [node],
-            "failures": [{"kind": "crash", "symptom": "kube-apiserver-unavailable", "host": node}],
-            "why": "The zonal cluster's control plane was being upgraded, so its single API server refused connections for minutes: Kueue's lease renewals timed out, and the harness, which lists its workers through the API at start-up, failed on each attempt of its Job until the backoff limit. The connection refused is to the API server's own path, so it is the control plane, not a dependency of the job.",
-        },
+        workload,
+        "kube-apiserver-unavailable",
+        node,
+        "crash",
+        "The zonal cluster's control plane was being upgraded, so its single API server refused connections for minutes: Kueue's lease renewals timed out, and the harness, which lists its workers through the API at start-up, failed on each attempt of its Job until the backoff limit. The connection refused is to the API server's own path, so it is the control plane, not a dependency of the job.",
     )
 
 

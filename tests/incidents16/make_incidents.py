@@ -19,7 +19,15 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))
 
-from tests.incidents13.make_incidents import T0, Bundle, _node, _started, _suffix  # noqa: E402
+from tests.incidents13.make_incidents import (  # noqa: E402
+    T0,
+    Bundle,
+    _diagnosed,
+    _jobset_policy,
+    _node,
+    _started,
+    _suffix,
+)
 
 IMAGE = "us-docker.pkg.dev/ml-platform-prod/train/maxtext:2026.05"
 
@@ -81,24 +89,15 @@ def pathways_thread_limit(out: Path) -> None:
         container="jax",
         labels=labels,
     )
-    b.event(
-        t + timedelta(seconds=20),
-        "RestartJobSetFailurePolicyAction",
-        f"applying RestartJobSet failure policy action (first failed job: {workload}-pathways-head-0)",
-        kind="JobSet",
-        name=workload,
-        component="jobset-controller",
-    )
-    b.write(
+    _jobset_policy(b, t + timedelta(seconds=20), workload, job="pathways-head-0")
+    _diagnosed(
+        b,
         out,
-        {
-            "workload": workload,
-            "status": "diagnosed",
-            "root_cause": "os-resource-limit",
-            "culprit_hosts": [head_node],
-            "failures": [{"kind": "crash", "symptom": "os-resource-limit", "host": head_node}],
-            "why": "The IFRT proxy client starts one thread per concurrent host-buffer transfer; moving the weights to 128 devices at once exceeds the pod's pids limit, the kernel's pids controller rejects the clone, and TSL's CHECK aborts the head. The abort is the effect; the thread limit on the head's node is the cause, and the JobSet restart is its consequence.",
-        },
+        workload,
+        "os-resource-limit",
+        head_node,
+        "crash",
+        "The IFRT proxy client starts one thread per concurrent host-buffer transfer; moving the weights to 128 devices at once exceeds the pod's pids limit, the kernel's pids controller rejects the clone, and TSL's CHECK aborts the head. The abort is the effect; the thread limit on the head's node is the cause, and the JobSet restart is its consequence.",
     )
 
 
@@ -139,24 +138,15 @@ def dataloader_open_files(out: Path) -> None:
             container="jax",
             labels=labels,
         )
-    b.event(
-        t + timedelta(seconds=10),
-        "RestartJobSetFailurePolicyAction",
-        f"applying RestartJobSet failure policy action (first failed job: {workload}-slice-job-0)",
-        kind="JobSet",
-        name=workload,
-        component="jobset-controller",
-    )
-    b.write(
+    _jobset_policy(b, t + timedelta(seconds=10), workload)
+    _diagnosed(
+        b,
         out,
-        {
-            "workload": workload,
-            "status": "diagnosed",
-            "root_cause": "os-resource-limit",
-            "culprit_hosts": [culprit_node],
-            "failures": [{"kind": "crash", "symptom": "os-resource-limit", "host": culprit_node}],
-            "why": "The input pipeline on host 2 keeps a shard file open per worker and never closes them; at the container's descriptor limit its next open() fails with EMFILE and the trainer dies. The other hosts' coordination agents only report the lost task (a cascade pointing at it); the restart follows.",
-        },
+        workload,
+        "os-resource-limit",
+        culprit_node,
+        "crash",
+        "The input pipeline on host 2 keeps a shard file open per worker and never closes them; at the container's descriptor limit its next open() fails with EMFILE and the trainer dies. The other hosts' coordination agents only report the lost task (a cascade pointing at it); the restart follows.",
     )
 
 
@@ -197,14 +187,7 @@ def coordinator_port_after_restart(out: Path) -> None:
             container="jax",
             labels=labels,
         )
-    b.event(
-        t + timedelta(seconds=190),
-        "RestartJobSetFailurePolicyAction",
-        f"applying RestartJobSet failure policy action (first failed job: {workload}-slice-job-0)",
-        kind="JobSet",
-        name=workload,
-        component="jobset-controller",
-    )
+    _jobset_policy(b, t + timedelta(seconds=190), workload)
     b.write(
         out,
         {
@@ -250,16 +233,14 @@ def libtpu_metric_port_taken(out: Path) -> None:
         )
         t += timedelta(seconds=delay + 2)
         delay *= 2
-    b.write(
+    _diagnosed(
+        b,
         out,
-        {
-            "workload": workload,
-            "status": "diagnosed",
-            "root_cause": "port-already-in-use",
-            "culprit_hosts": [node],
-            "failures": [{"kind": "crash", "symptom": "port-already-in-use", "host": node}],
-            "why": "libtpu binds its runtime metric service on the fixed host port 8431 at start-up; on this hostNetwork node a co-tenant's outbound connection was given 8431 from a widened ephemeral port range, so every start of the server aborts and the kubelet backs off (a crash loop, the consequence). The TPU device itself is free: no TPU-in-use line.",
-        },
+        workload,
+        "port-already-in-use",
+        node,
+        "crash",
+        "libtpu binds its runtime metric service on the fixed host port 8431 at start-up; on this hostNetwork node a co-tenant's outbound connection was given 8431 from a widened ephemeral port range, so every start of the server aborts and the kubelet backs off (a crash loop, the consequence). The TPU device itself is free: no TPU-in-use line.",
     )
 
 

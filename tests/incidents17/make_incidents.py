@@ -13,7 +13,7 @@ Wording follows the real messages cited on the wiki's pages.
 from __future__ import annotations
 
 import sys
-from datetime import datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -22,6 +22,8 @@ sys.path.insert(0, str(HERE.parents[1]))
 from tests.incidents13.make_incidents import (  # noqa: E402
     T0,
     Bundle,
+    _diagnosed,
+    _jobset_policy,
     _node,
     _retried_until_backoff_limit,
     _started,
@@ -30,35 +32,6 @@ from tests.incidents13.make_incidents import (  # noqa: E402
 from tests.incidents14.make_incidents import _steps  # noqa: E402
 
 IMAGE = "us-docker.pkg.dev/ml-platform-prod/train/maxtext:2026.05"
-
-
-def _jobset_restarted(b: Bundle, t: datetime, workload: str) -> None:
-    """The JobSet controller restarting every job after the first one failed."""
-    b.event(
-        t,
-        "RestartJobSetFailurePolicyAction",
-        f"applying RestartJobSet failure policy action (first failed job: {workload}-slice-job-0)",
-        kind="JobSet",
-        name=workload,
-        component="jobset-controller",
-    )
-
-
-def _diagnosed(
-    b: Bundle, out: Path, workload: str, root: str, host: str, kind: str, why: str
-) -> None:
-    """Write the bundle with the label of one root cause on one culprit host."""
-    b.write(
-        out,
-        {
-            "workload": workload,
-            "status": "diagnosed",
-            "root_cause": root,
-            "culprit_hosts": [host],
-            "failures": [{"kind": kind, "symptom": root, "host": host}],
-            "why": why,
-        },
-    )
 
 
 def kv_store_too_large(out: Path) -> None:
@@ -93,7 +66,7 @@ def kv_store_too_large(out: Path) -> None:
             "Failed to send RPC to coordination service. Either the leader task died or it is unreachable: UNAVAILABLE: Connection reset by peer",
             container="jax",
         )
-    _jobset_restarted(b, t + timedelta(seconds=30), workload)
+    _jobset_policy(b, t + timedelta(seconds=30), workload)
     _diagnosed(
         b,
         out,
@@ -174,7 +147,7 @@ def dataloader_shm_full(out: Path) -> None:
         ],
         container="trainer",
     )
-    _jobset_restarted(b, t + timedelta(seconds=20), workload)
+    _jobset_policy(b, t + timedelta(seconds=20), workload)
     _diagnosed(
         b,
         out,
