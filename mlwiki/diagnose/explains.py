@@ -65,6 +65,13 @@ EXPLAINED_BY: dict[str, tuple[str, ...]] = {
     ),
     "image-pull-failure": ("local-disk-full",),
     "process-segfault": ("local-disk-full",),
+    # The trainer's uncaught exception (the catch-all) where the input pipeline names the data it
+    # could not read: the data is why the trainer died, in this record or another of the
+    # disruption (a DataLoader's re-raise is printed apart from the worker's own traceback).
+    "application-exception": ("input-pipeline-failure",),
+    # A DataLoader worker's error where the worker was failed by its host: out of memory, a full
+    # disk or /dev/shm, no descriptor left. The data is fine; the resource is the reason.
+    "input-pipeline-failure": ("host-oom-killed", "local-disk-full", "os-resource-limit"),
 }
 
 
