@@ -1,15 +1,21 @@
 """The application's own inputs, through the public loader, engine and pipeline: an input pipeline
-that cannot read or decode its data (input-pipeline-failure).
+that cannot read or decode its data (input-pipeline-failure) and a Python dependency that is
+missing or incompatible (python-dependency-error).
 
-The page's role, sections, real cited examples and counter-examples are checked with every new
+The pages' roles, sections, real cited examples and counter-examples are checked with every new
 page's in tests/test_new_failure_pages.py. Here: each family holds what its emitters can print
 (TensorFlow's record reader and tf.data's glob assertion in every mode, TFDS, Hugging Face
 `datasets` before and after its exceptions module, PyTorch's DataLoader re-raise of any class, a
-worker's exit status and its timeout) and keeps out what only shares words with it (a warning that
-skipped the record, other tools' glob warnings, the end of an iterator, a worker killed by a signal).
-The verification workflow confirms on the loader's own line, naming the data it quotes, and refutes
-a workload that logged without one. The diagnosis names the data over the trainer's uncaught
-exception, and the host's memory, disk or descriptor limit over the worker error it caused.
+worker's exit status and its timeout; CPython's import errors in each release, pip, uv, conda and
+Poetry's unresolvable requirements, setuptools' and importlib's start-up checks, NumPy's and the
+loader's binary checks, a removed API) and keeps out what only shares words with it (a warning that
+skipped the record, other tools' glob warnings, the end of an iterator, a worker killed by a
+signal; a circular import, a backend probe, an optional extension's warning, pip's post-install
+notice). The verification workflows confirm on their own lines, naming what the line quotes, and
+refute a workload that logged without one. The diagnosis names the data or the dependency over the
+trainer's uncaught exception, the host's memory, disk or descriptor limit over the worker error it
+caused, libtpu's page over its own import errors, and an unreachable index over the requirement
+pip then could not find.
 """
 
 from __future__ import annotations
@@ -22,7 +28,7 @@ from mlwiki.wiki import Wiki
 from tests.conftest import assert_no_signature_matches, assert_read_only_verification
 from tests.test_new_failure_pages import NODES, WIKI, _diagnose, _line, _verify, matched
 
-PAGES = ("input-pipeline-failure",)
+PAGES = ("input-pipeline-failure", "python-dependency-error")
 POD = "llm-pretrain-slice-job-0-1-abcde"
 
 
@@ -205,3 +211,123 @@ def test_a_worker_failed_by_the_oom_killer_names_the_memory(tmp_path: Path) -> N
     ]
     findings = _diagnose(tmp_path, "llm-pretrain", entries)
     assert findings["root_cause"]["symptom"] == "host-oom-killed", findings["summary"]
+
+
+# ---- python-dependency-error ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # CPython's import errors in each release, a traceback flattened onto one line
+        "ImportError: No module named tensorflow_datasets",
+        "ModuleNotFoundError: No module named 'orbax.checkpoint'",
+        "  File \"/app/train.py\", line 3, in <module> import optax ModuleNotFoundError: No module named 'optax'",
+        "ImportError: cannot import name 'shard_map' from 'jax.experimental' (unknown location)",
+        "ImportError: cannot import name 'maps'",
+        # every installer's unresolvable requirement
+        "ERROR: Could not find a version that satisfies the requirement jax[tpu]==0.4.99 (from versions: 0.4.30, 0.4.31)",
+        "No matching distribution found for tensorflow-text==2.16.1",
+        "pip._vendor.resolvelib.resolvers.ResolutionImpossible: [RequirementInformation(requirement=SpecifierRequirement('jax==0.4.30'), parent=None)]",
+        "  × No solution found when resolving dependencies for split (python_full_version >= '3.10'):",
+        "PackagesNotFoundError: The following packages are not available from current channels:",
+        "SolverProblemError: Because maxtext depends on jax (0.4.99) which doesn't match any versions, version solving failed.",
+        # start-up checks of installed distributions
+        "pkg_resources.ContextualVersionConflict: (protobuf 5.27.0 (/usr/local/lib/python3.10/site-packages), Requirement.parse('protobuf<5'), {'tensorflow'})",
+        "importlib.metadata.PackageNotFoundError: No package metadata was found for jaxlib",
+        "ImportError: tokenizers>=0.14,<0.15 is required for a normal functioning of this module, but found tokenizers==0.15.0.",
+        # binaries built for others
+        "ValueError: numpy.ufunc size changed, may indicate binary incompatibility. Expected 216 from C header, got 192 from PyObject",
+        "ImportError: /usr/lib/x86_64-linux-gnu/libstdc++.so.6: version `GLIBCXX_3.4.29' not found (required by /usr/local/lib/python3.10/site-packages/sentencepiece/_sentencepiece.so)",
+        "OSError: /usr/local/lib/python3.10/site-packages/torch/lib/libtorch_cuda.so: undefined symbol: ncclCommRegister",
+        # a removed API
+        "AttributeError: module 'numpy' has no attribute 'float'",
+    ],
+)
+def test_every_rendering_of_a_dependency_failure_matches(line: str) -> None:
+    assert "python-dependency-error" in matched(line), line
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # the program's own import cycle, a backend probe, an optional extension's warning
+        "ImportError: cannot import name 'Trainer' from partially initialized module 'app.trainer' (most likely due to a circular import) (/app/app/trainer.py)",
+        "AttributeError: partially initialized module 'jax' has no attribute 'numpy' (most likely due to a circular import)",
+        "I0601 08:00:01.000000 140213 xla_bridge.py:889] Unable to initialize backend 'cuda': module 'jaxlib.xla_extension' has no attribute 'GpuAllocatorConfig'",
+        "UserWarning: Failed to load image Python extension: /usr/local/lib/python3.10/site-packages/torchvision/image.so: undefined symbol: _ZN3c104cuda9SetDeviceEi",
+        "W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load dynamic library 'libcudart.so.11.0'; dlerror: libcudart.so.11.0: cannot open shared object file: No such file or directory",
+        # pip succeeding, or warning after it succeeded
+        "Successfully installed jax-0.4.30 jaxlib-0.4.30 libtpu-0.0.2",
+        "ERROR: pip's dependency resolver does not currently take into account all the packages that are installed. This behaviour is the source of the following dependency conflicts.",
+        "Requirement already satisfied: optax in /usr/local/lib/python3.10/site-packages (0.2.3)",
+    ],
+)
+def test_a_look_alike_is_not_a_dependency_failure(line: str) -> None:
+    assert "python-dependency-error" not in matched(line), line
+
+
+def test_an_import_error_yields_to_no_catch_all_and_libtpu_keeps_its_own() -> None:
+    assert matched("ModuleNotFoundError: No module named 'optax'") == {"python-dependency-error"}
+    assert matched("ModuleNotFoundError: No module named 'libtpu'") == {
+        "libtpu-version-mismatch",
+        "python-dependency-error",
+    }
+
+
+@pytest.mark.parametrize(
+    "text, named",
+    [
+        ("ModuleNotFoundError: No module named 'orbax'", "orbax"),
+        ("ERROR: No matching distribution found for jaxlib==0.4.14", "jaxlib==0.4.14"),
+        ("AttributeError: module 'jax' has no attribute 'tree_multimap'", "tree_multimap"),
+    ],
+)
+def test_a_dependency_line_is_confirmed_with_what_it_names(
+    tmp_path: Path, text: str, named: str
+) -> None:
+    run = _verify(
+        tmp_path, "verify-python-dependency-error", "llm-pretrain", [_line(1, 0, POD, text)]
+    )
+    assert run["verdict"] == "confirmed", run
+    assert named in run["outputs"]["named"]
+    healthy = [_line(1, 0, POD, "completed step: 4, loss: 9.610")]
+    refuted = _verify(tmp_path, "verify-python-dependency-error", "llm-pretrain", healthy)
+    assert refuted["verdict"] == "refuted", refuted
+
+
+def test_an_import_error_is_the_root_over_its_traceback(tmp_path: Path) -> None:
+    entries = _record(
+        1,
+        0,
+        [
+            "Traceback (most recent call last):",
+            '  File "/app/MaxText/train.py", line 31, in <module>',
+            "    from jax.experimental import maps",
+            "ImportError: cannot import name 'maps' from 'jax.experimental' (/usr/local/lib/python3.10/site-packages/jax/experimental/__init__.py)",
+        ],
+    )
+    findings = _diagnose(tmp_path, "llm-pretrain", entries)
+    assert findings["root_cause"]["symptom"] == "python-dependency-error", findings["summary"]
+
+
+def test_libtpu_missing_is_named_by_its_own_page(tmp_path: Path) -> None:
+    entries = _record(1, 0, ["ModuleNotFoundError: No module named 'libtpu'"])
+    findings = _diagnose(tmp_path, "llm-pretrain", entries)
+    assert findings["root_cause"]["symptom"] == "libtpu-version-mismatch", findings["summary"]
+
+
+def test_an_index_out_of_reach_is_named_over_the_unresolved_requirement(tmp_path: Path) -> None:
+    """pip retries, cannot connect, then reports the requirement unsatisfiable (`from versions:
+    none`): the network, not the pins, is why."""
+    entries = _record(
+        1,
+        0,
+        [
+            "WARNING: Retrying (Retry(total=0, connect=None, read=None, redirect=None, status=None)) after connection broken by 'NewConnectionError('<pip._vendor.urllib3.connection.HTTPSConnection object at 0x7f1c>: Failed to establish a new connection: [Errno -3] Temporary failure in name resolution')': /simple/optax/",
+            "ERROR: Could not find a version that satisfies the requirement optax==0.2.3 (from versions: none)",
+            "ERROR: No matching distribution found for optax==0.2.3",
+        ],
+    )
+    findings = _diagnose(tmp_path, "llm-pretrain", entries)
+    assert findings["root_cause"]["symptom"] == "dependency-unreachable", findings["summary"]

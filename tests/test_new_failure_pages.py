@@ -58,6 +58,7 @@ NEW_PAGES = {
     "kube-rbac-forbidden": ("root", "orchestrator"),
     "kube-apiserver-unavailable": ("root", "orchestrator"),
     "input-pipeline-failure": ("root", "application"),
+    "python-dependency-error": ("root", "application"),
 }
 FIRST_BAR = (5, 3, 3)  # examples, counter-examples, distinct sources
 BAR = (10, 4, 6)
