@@ -47,6 +47,9 @@ def wiki() -> Wiki:
         # tf.data's glob assertion in eager mode; a JAX trainer's own glob wrapper
         "tensorflow.python.framework.errors_impl.InvalidArgumentError: Expected 'tf.Tensor(False, shape=(), dtype=bool)' to be true. Summarized data: b'No files matched pattern: gs://corpus/c4/en/3.0.1/c4-train.tfrecord-*'",
         "AssertionError: No file found with pattern /tmp/gcsfuse/array-record/c4/en/3.0.1/c4-train.array_record*.",
+        "FileNotFoundError: No files found matching pattern: /tmp/gcsfuse/array-record/c4/en/3.0.1/c4-train.array_record*",
+        "FileNotFoundError: No parquet files found for HuggingFace dataset pattern: hf://datasets/allenai/c4/en/**/*.parquet. Please make sure the dataset contains parquet files.",
+        "TimeoutError: Failed to load data after 10 retry attempts.",
         # TFDS's wrapper and Hugging Face's exceptions module (datasets >= 2.15)
         "RuntimeError: Failed to construct dataset \"c4\", builder_kwargs \"{'config': 'en', 'data_dir': 'gs://corpus/tfds'}\": Dataset c4 not found.",
         "datasets.exceptions.DatasetGenerationError: An error occurred while generating the dataset",
@@ -60,6 +63,14 @@ def wiki() -> Wiki:
         "RuntimeError: DataLoader timed out after 600 seconds",
         # a record the parser cannot decode
         "INVALID_ARGUMENT: Feature: text (data type: string) is required but could not be found.",
+        # Grain's workers in the pool of older releases and in process prefetch; ArrayRecord's checks
+        "E0601 08:02:11.000000 140213 grain_pool.py:283] Error occurred in child process with worker_index: 3",
+        "ValueError: Grain worker 3 failed with the following error:",
+        "RuntimeError: Grain worker process 5 was terminated unexpectedly with exit code 1. Search the logs above for the source of the crash.",
+        "RuntimeError: Worker process was terminated unexpectedly with exit code 1. Search the logs above for the source of the crash.",
+        "ValueError: Paths sequence can not be of 0 length",
+        "INVALID_ARGUMENT: ArrayRecord file should be at least 64KB big",
+        "Failed to read RiegeliPostscript; Invalid chunk header",
     ],
 )
 def test_every_rendering_of_a_loader_failure_matches(line: str) -> None:
@@ -80,6 +91,10 @@ def test_every_rendering_of_a_loader_failure_matches(line: str) -> None:
         "Generating train split: 100%|██████████| 356317/356317 [00:41<00:00, 8581.79 examples/s]",
         "RuntimeError: DataLoader worker (pid 4024) is killed by signal: Killed.",
         "RuntimeError: DataLoader worker (pid(s) 18359) exited unexpectedly",
+        # MaxText retrying a batch; a performance notice Grain survives; a worker killed by a signal
+        "Failed to get next data batch due to UNAVAILABLE: Error executing an HTTP request: libcurl code 6, retrying",
+        "E0601 08:00:03.000000 140213 array_record_data_source.py:219] File /data/c4-train.array_record-00001-of-01024 was created with group size 65536. Grain requires group size 1 for good performance. Please re-generate your ArrayRecord files with 'group_size:1'.",
+        "RuntimeError: Grain worker process 2 was terminated unexpectedly with exit code -9. Search the logs above for the source of the crash.",
         # a checkpoint TensorFlow cannot read is not data
         "DataLossError: Unable to open table file gs://ckpt/model.ckpt-1000: Data loss: not an sstable (bad magic number)",
     ],
