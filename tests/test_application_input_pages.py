@@ -247,6 +247,10 @@ def test_a_worker_failed_by_the_oom_killer_names_the_memory(tmp_path: Path) -> N
         "  × No solution found when resolving dependencies for split (python_full_version >= '3.10'):",
         "PackagesNotFoundError: The following packages are not available from current channels:",
         "SolverProblemError: Because maxtext depends on jax (0.4.99) which doesn't match any versions, version solving failed.",
+        "ERROR: Could not build wheels for sentencepiece, which is required to install pyproject.toml-based projects",
+        "ERROR: Failed to build installable wheels for some pyproject.toml based projects (jaxlib)",
+        "ERROR: Package 'maxtext' requires a different Python: 3.9.18 not in '>=3.10'",
+        "ResolvePackageNotFound:",
         # start-up checks of installed distributions
         "pkg_resources.ContextualVersionConflict: (protobuf 5.27.0 (/usr/local/lib/python3.10/site-packages), Requirement.parse('protobuf<5'), {'tensorflow'})",
         "importlib.metadata.PackageNotFoundError: No package metadata was found for jaxlib",
@@ -276,6 +280,8 @@ def test_every_rendering_of_a_dependency_failure_matches(line: str) -> None:
         "Successfully installed jax-0.4.30 jaxlib-0.4.30 libtpu-0.0.2",
         "ERROR: pip's dependency resolver does not currently take into account all the packages that are installed. This behaviour is the source of the following dependency conflicts.",
         "Requirement already satisfied: optax in /usr/local/lib/python3.10/site-packages (0.2.3)",
+        "  ERROR: Failed building wheel for sentencepiece",
+        "ERROR: Ignored the following versions that require a different python version: 0.4.31 Requires-Python >=3.10",
     ],
 )
 def test_a_look_alike_is_not_a_dependency_failure(line: str) -> None:
