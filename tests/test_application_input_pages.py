@@ -61,6 +61,11 @@ def wiki() -> Wiki:
         "KeyError: Caught KeyError in DataLoader worker process 3.",
         "RuntimeError: DataLoader worker (pid 4121) exited unexpectedly with exit code 1. Details are lost due to multiprocessing. Rerunning with num_workers=0 may give better error trace.",
         "RuntimeError: DataLoader timed out after 600 seconds",
+        # a glob on a directory that is gone, an eager iterator on a missing file, a download changed
+        "W tensorflow/core/framework/op_kernel.cc:1745] OP_REQUIRES failed at matching_files_op.cc:49 : Not found: /data/c4/train; No such file or directory",
+        "tensorflow.python.framework.errors_impl.NotFoundError: /data/c4/train-00001.tfrecord; No such file or directory [Op:IteratorGetNext]",
+        "tensorflow_datasets.core.download.download_manager.NonMatchingChecksumError: Artifact https://storage.googleapis.com/x/train.zip, downloaded to /root/tensorflow_datasets/downloads/x.zip.tmp, has wrong checksum.",
+        "datasets.utils.info_utils.NonMatchingSplitsSizesError: [{'expected': SplitInfo(name='train', num_bytes=1000), 'recorded': SplitInfo(name='train', num_bytes=990)}]",
         # a record the parser cannot decode
         "INVALID_ARGUMENT: Feature: text (data type: string) is required but could not be found.",
         # Grain's workers in the pool of older releases and in process prefetch; ArrayRecord's checks
@@ -95,6 +100,9 @@ def test_every_rendering_of_a_loader_failure_matches(line: str) -> None:
         "Failed to get next data batch due to UNAVAILABLE: Error executing an HTTP request: libcurl code 6, retrying",
         "E0601 08:00:03.000000 140213 array_record_data_source.py:219] File /data/c4-train.array_record-00001-of-01024 was created with group size 65536. Grain requires group size 1 for good performance. Please re-generate your ArrayRecord files with 'group_size:1'.",
         "RuntimeError: Grain worker process 2 was terminated unexpectedly with exit code -9. Search the logs above for the source of the crash.",
+        # a writer's missing output directory, a checkpoint's missing file
+        "tensorflow.python.framework.errors_impl.NotFoundError: /out/train-00000.tfrecord; No such file or directory",
+        "tensorflow.python.framework.errors_impl.NotFoundError: gs://ckpt/model.ckpt-1000.index; No such file or directory",
         # a checkpoint TensorFlow cannot read is not data
         "DataLossError: Unable to open table file gs://ckpt/model.ckpt-1000: Data loss: not an sstable (bad magic number)",
     ],
@@ -131,6 +139,10 @@ def test_verification_workflow_is_valid_and_read_only(wiki: Wiki, symptom_id: st
         (
             "tensorflow_datasets.core.registered.DatasetNotFoundError: Dataset bridge_orig not found.",
             "bridge_orig",
+        ),
+        (
+            "W tensorflow/core/framework/op_kernel.cc:1745] OP_REQUIRES failed at matching_files_op.cc:49 : Not found: /data/c4/train; No such file or directory",
+            "/data/c4/train",
         ),
         (
             "FileNotFoundError: Couldn't find a dataset script at /data/corpus/corpus.py or any data file in the same directory.",
