@@ -68,6 +68,8 @@ def wiki() -> Wiki:
         "datasets.utils.info_utils.NonMatchingSplitsSizesError: [{'expected': SplitInfo(name='train', num_bytes=1000), 'recorded': SplitInfo(name='train', num_bytes=990)}]",
         # a record the parser cannot decode
         "INVALID_ARGUMENT: Feature: text (data type: string) is required but could not be found.",
+        "InvalidArgumentError: Unknown image file format. One of JPEG, PNG, GIF, BMP required. [Op:DecodeImage]",
+        "INVALID_ARGUMENT: Invalid JPEG data or crop window, data size 34816",
         # Grain's workers in the pool of older releases and in process prefetch; ArrayRecord's checks
         "E0601 08:02:11.000000 140213 grain_pool.py:283] Error occurred in child process with worker_index: 3",
         "ValueError: Grain worker 3 failed with the following error:",
@@ -271,6 +273,8 @@ def test_a_worker_failed_by_the_oom_killer_names_the_memory(tmp_path: Path) -> N
         "ValueError: numpy.ufunc size changed, may indicate binary incompatibility. Expected 216 from C header, got 192 from PyObject",
         "ImportError: /usr/lib/x86_64-linux-gnu/libstdc++.so.6: version `GLIBCXX_3.4.29' not found (required by /usr/local/lib/python3.10/site-packages/sentencepiece/_sentencepiece.so)",
         "OSError: /usr/local/lib/python3.10/site-packages/torch/lib/libtorch_cuda.so: undefined symbol: ncclCommRegister",
+        "OSError: libcudart.so.12: cannot open shared object file: No such file or directory",
+        "ImportError: numpy.core._multiarray_umath failed to import",
         # a removed API
         "AttributeError: module 'numpy' has no attribute 'float'",
     ],
