@@ -275,6 +275,7 @@ def test_a_worker_failed_by_the_oom_killer_names_the_memory(tmp_path: Path) -> N
         "OSError: /usr/local/lib/python3.10/site-packages/torch/lib/libtorch_cuda.so: undefined symbol: ncclCommRegister",
         "OSError: libcudart.so.12: cannot open shared object file: No such file or directory",
         "ImportError: numpy.core._multiarray_umath failed to import",
+        "AttributeError: _ARRAY_API not found",
         # a removed API
         "AttributeError: module 'numpy' has no attribute 'float'",
     ],
@@ -292,6 +293,9 @@ def test_every_rendering_of_a_dependency_failure_matches(line: str) -> None:
         "I0601 08:00:01.000000 140213 xla_bridge.py:889] Unable to initialize backend 'cuda': module 'jaxlib.xla_extension' has no attribute 'GpuAllocatorConfig'",
         "UserWarning: Failed to load image Python extension: /usr/local/lib/python3.10/site-packages/torchvision/image.so: undefined symbol: _ZN3c104cuda9SetDeviceEi",
         "W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load dynamic library 'libcudart.so.11.0'; dlerror: libcudart.so.11.0: cannot open shared object file: No such file or directory",
+        # NumPy 2's banner and torch's warning when torch survives it
+        "A module that was compiled using NumPy 1.x cannot be run in",
+        "/usr/local/lib/python3.10/site-packages/torch/nn/modules/transformer.py:20: UserWarning: Failed to initialize NumPy: _ARRAY_API not found (Triggered internally at ../torch/csrc/utils/tensor_numpy.cpp:84.)",
         # pip succeeding, or warning after it succeeded
         "Successfully installed jax-0.4.30 jaxlib-0.4.30 libtpu-0.0.2",
         "ERROR: pip's dependency resolver does not currently take into account all the packages that are installed. This behaviour is the source of the following dependency conflicts.",
