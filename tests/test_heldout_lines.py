@@ -28,6 +28,8 @@ DATA = Path(__file__).parent / "data"
 # Three "Liveness probe errored: …" lines (heldout_lines.jsonl and heldout_lines_12b.jsonl) were
 # relabelled benign on 2026-12-01: the kubelet discards an errored probe's result, so it never
 # restarts the container (the liveness-probe-restart page and tests/data/heldout/README.md say why).
+# heldout_lines_12.jsonl's "ModuleNotFoundError: No module named 'kubernetes'" was relabelled
+# python-dependency-error on 2026-12-02, when that page was written (it was application-exception).
 FILES = sorted(DATA.glob("heldout_lines*.jsonl"))
 WIKI = load_wiki(REPO_ROOT / "_wiki")
 ROOTS = {page.id for page in WIKI.symptoms.values() if page.role == "root"}

@@ -132,7 +132,11 @@ def test_a_catch_all_page_yields_to_the_specific_page_on_the_same_line(
         "allocate 8.00M. That was not possible. There are 6.43M free.; (0x0x1_HBM0)"
     )
     assert matched(signatures, oom) == {"hbm-oom-runtime"}
+    # an import error names its own page; a bare exception stays the catch-all's
     assert matched(signatures, "ModuleNotFoundError: No module named 'cv2'") == {
+        "python-dependency-error"
+    }
+    assert matched(signatures, "KeyError: 'gke-cluster-1-pool-1-9a9ea7a4-v23m'") == {
         "application-exception"
     }
     libtpu = (
@@ -208,7 +212,7 @@ RENDERINGS = [
     ("default  trainer-0-abcde   0/1     Evicted   0   5m", "pod-evicted-node-pressure"),
     ("Taints:             node.kubernetes.io/unreachable:NoExecute", "node-not-ready"),
     (
-        "2024-10-30T06:37:22.787514306Z ModuleNotFoundError: No module named 'django'",
+        "2024-10-30T06:37:22.787514306Z KeyError: 'DJANGO_SETTINGS_MODULE'",
         "application-exception",
     ),
     # a progress watchdog's own deadline (Levanter), an async save's background commit (Orbax)
@@ -436,12 +440,12 @@ def test_application_exception_is_confirmed_on_the_pod_that_raised(
         "verify-application-exception",
         [
             _line(1, "Traceback (most recent call last):"),
-            _line(2, "ModuleNotFoundError: No module named 'cv2'"),
+            _line(2, "KeyError: 'gke-cluster-1-pool-1-9a9ea7a4-v23m'"),
         ],
     )
     assert run["verdict"] == "confirmed", run
     assert run["outputs"]["culprit_host"] == "gke-tpu-a-0001"
-    assert "ModuleNotFoundError" in run["outputs"]["exception"]
+    assert "KeyError" in run["outputs"]["exception"]
 
 
 def test_tpu_api_permission_names_the_permission(wiki: Wiki, tmp_path: Path) -> None:

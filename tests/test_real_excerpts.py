@@ -12,6 +12,9 @@ excerpt must match no root page. Left out of the file: the auth provider's "All 
 Google authentication bearer token failed, returning an empty token" line that round B labelled
 dependency-unreachable, since the same wording with the same libcurl error is labelled benign in
 another row (it falls back to anonymous access; see dependency-unreachable's counter-examples).
+Rows 71 to 73 (`AttributeError: module 'jax.…' has no attribute …` after a JAX API removal), labelled
+application-exception before the wiki had a page for the mechanism, were relabelled
+python-dependency-error on 2026-12-02.
 """
 
 from __future__ import annotations

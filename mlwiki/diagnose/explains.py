@@ -65,6 +65,23 @@ EXPLAINED_BY: dict[str, tuple[str, ...]] = {
     ),
     "image-pull-failure": ("local-disk-full",),
     "process-segfault": ("local-disk-full",),
+    # The trainer's uncaught exception (the catch-all) where a dependency could not be imported or
+    # the input pipeline names the data it could not read: that is why the trainer died, in this
+    # record or another of the disruption (a DataLoader's re-raise is printed apart from the
+    # worker's own traceback, an import error apart from the traceback of the code that called it).
+    "application-exception": ("python-dependency-error", "input-pipeline-failure"),
+    # A DataLoader worker's error where the worker was failed by its host: out of memory, a full
+    # disk or /dev/shm, no descriptor left. The data is fine; the resource is the reason.
+    "input-pipeline-failure": ("host-oom-killed", "local-disk-full", "os-resource-limit"),
+    # An import or install failure whose line is libtpu's own (`No module named 'libtpu'`, a TPU
+    # or PJRT symbol, libtpu's package not found): the TPU runtime's page names it. And pip's
+    # `Could not find a version … (from versions: none)` after its connection or certificate
+    # failures: the index was unreachable, not the requirement unsatisfiable.
+    "python-dependency-error": (
+        "libtpu-version-mismatch",
+        "dependency-unreachable",
+        "tls-certificate-error",
+    ),
 }
 
 
