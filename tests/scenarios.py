@@ -495,10 +495,17 @@ def standing_alone(wiki: Any, page: Any) -> list[str]:
     """The page's example lines that name it as the root on their own: a line that a page
     explaining this one also matches (`mlwiki.diagnose.explains`: the kubelet's critical-pod
     preemption is both a node-side eviction and, deeper, a priority preemption) has that page as
-    its root by design, so a scenario written for this page must not use it."""
-    deeper = [wiki.symptoms[d] for d in EXPLAINED_BY.get(page.id, ()) if d in wiki.symptoms]
+    its root by design, and a line that another catch-all matches as well (a launcher's
+    `CalledProcessError: … died with <Signals.SIGABRT: 6>` is both an uncaught exception and an
+    abort) names two roots, neither of which the table orders; a scenario written for this page
+    must use neither kind."""
+    others = [wiki.symptoms[d] for d in EXPLAINED_BY.get(page.id, ()) if d in wiki.symptoms]
+    if page.generic:
+        others += [
+            s for s in wiki.symptoms.values() if s.generic and s.role == "root" and s.id != page.id
+        ]
     lines = example_lines(page)
-    return [line for line in lines if not any(_matches(d, line) for d in deeper)] or lines
+    return [line for line in lines if not any(_matches(o, line) for o in others)] or lines
 
 
 # ---- scenario builders ------------------------------------------------------------------------------
