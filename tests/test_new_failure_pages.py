@@ -1,15 +1,16 @@
 """Issue #12's pages for failure modes the wiki had no page for, through the public loader, engine
 and pipeline.
 
-Scheduler priority preemption (told apart from Kueue's eviction), TLS certificate failures, a
-LeaderWorkerSet recreating a group, Ray worker/actor/node deaths, Cloud Storage FUSE mounts. Each
-page has its TAXONOMY role (SCHEMA.md's table, checked for every page by
-tests/test_knowledge_workloads.py), every section, real cited examples and counter-examples that
-no page but their owner matches, and a read-only verification workflow that confirms on its own
-evidence and refutes without it. The diagnosis names the deeper of two roots that match one line
-(a certificate check inside a connect error, the Cloud Storage FUSE driver's reason inside a
-generic mount refusal) and follows a group recreation or a Ray death to the root on the pod it
-names.
+Every such page (NEW_PAGES: this module's first round, and those tested in detail by
+test_disk_grpc_pages, test_os_limit_pages and test_kube_control_plane_pages) is held here to one
+structure. Scheduler priority preemption (told apart from Kueue's eviction), TLS certificate
+failures, a LeaderWorkerSet recreating a group, Ray worker/actor/node deaths, Cloud Storage FUSE
+mounts. Each page has its TAXONOMY role (SCHEMA.md's table, checked for every page by
+tests/test_knowledge_workloads.py), every section, real cited examples and counter-examples that no
+page but their owner matches, and a read-only verification workflow that confirms on its own
+evidence and refutes without it. The diagnosis names the deeper of two roots that match one line (a
+certificate check inside a connect error, the Cloud Storage FUSE driver's reason inside a generic
+mount refusal) and follows a group recreation or a Ray death to the root on the pod it names.
 """
 
 from __future__ import annotations
@@ -34,13 +35,29 @@ from tests.conftest import (
 )
 from tests.test_knowledge_workloads import SECTIONS
 
-ROLES = {
+# Every page issue #12 added for a failure mode that had none, with its TAXONOMY role: the
+# structure, examples and verification tests below hold for each of them, so their own modules
+# (test_disk_grpc_pages, test_os_limit_pages, test_kube_control_plane_pages) test only what is
+# particular to their pages.
+NEW_PAGES = {
     "pod-preempted-by-priority": "root",
     "tls-certificate-error": "root",
     "leaderworkerset-restarts": "consequence",
     "ray-worker-died": "symptom",
     "gcsfuse-mount-failure": "root",
+    "grpc-message-too-large": "root",
+    "local-disk-full": "root",
+    "os-resource-limit": "root",
+    "port-already-in-use": "root",
+    "kube-rbac-forbidden": "root",
+    "kube-apiserver-unavailable": "root",
 }
+# The bar of real lines a page needs: at least this many examples from this many sources. The
+# LeaderWorkerSet page predates it; its controller words the one recreation in a few sentences.
+MIN_EXAMPLES, MIN_SOURCES, MIN_COUNTER_EXAMPLES = 10, 6, 4
+BELOW_BAR = {"leaderworkerset-restarts": (5, 3)}
+# The pages of this module's own tests (the first round of new pages).
+ROLES = {page: NEW_PAGES[page] for page in list(NEW_PAGES)[:5]}
 WIKI = load_wiki(WIKI_ROOT)
 SIGNATURES = SignatureSet(WIKI.symptoms.values())
 T0 = datetime(2026, 6, 1, 8, 0, tzinfo=timezone.utc)
@@ -60,19 +77,21 @@ def matched(line: str) -> set[str]:
 # ---- the pages ------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("symptom_id", sorted(ROLES))
+@pytest.mark.parametrize("symptom_id", sorted(NEW_PAGES))
 def test_page_has_its_role_sections_and_real_cited_examples(wiki: Wiki, symptom_id: str) -> None:
     symptom = wiki.symptoms[symptom_id]
-    assert symptom.role == ROLES[symptom_id]
+    assert symptom.role == NEW_PAGES[symptom_id]
     assert symptom.workflow == f"verify-{symptom_id}"
     assert re.findall(r"(?m)^## (.+?)\s*$", symptom.page.body) == SECTIONS
-    assert len(symptom.examples) >= 5 and len(symptom.counter_examples) >= 3
-    assert len({e.source for e in symptom.examples}) >= 3  # several sources, not one thread
+    examples, sources = BELOW_BAR.get(symptom_id, (MIN_EXAMPLES, MIN_SOURCES))
+    assert len(symptom.examples) >= examples
+    assert len({e.source for e in symptom.examples}) >= sources  # many threads, not one
+    assert len(symptom.counter_examples) >= MIN_COUNTER_EXAMPLES
     for example in symptom.examples:
         assert example.source.startswith("https://"), example
 
 
-@pytest.mark.parametrize("symptom_id", sorted(ROLES))
+@pytest.mark.parametrize("symptom_id", sorted(NEW_PAGES))
 def test_examples_match_and_counter_examples_only_match_their_owner(
     wiki: Wiki, symptom_id: str
 ) -> None:
@@ -288,7 +307,7 @@ def _verify(tmp_path: Path, workflow: str, workload: str, entries: list[dict[str
     return run_workflow(WIKI, workflow, params, session).to_dict(with_entries=False)
 
 
-@pytest.mark.parametrize("symptom_id", sorted(ROLES))
+@pytest.mark.parametrize("symptom_id", sorted(NEW_PAGES))
 def test_verification_workflow_is_valid_and_read_only(wiki: Wiki, symptom_id: str) -> None:
     assert_read_only_verification(wiki, symptom_id)
 
