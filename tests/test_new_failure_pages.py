@@ -2,15 +2,16 @@
 and pipeline.
 
 Every such page (NEW_PAGES: this module's first round, and those tested in detail by
-test_disk_grpc_pages, test_os_limit_pages and test_kube_control_plane_pages) is held here to one
-structure. Scheduler priority preemption (told apart from Kueue's eviction), TLS certificate
-failures, a LeaderWorkerSet recreating a group, Ray worker/actor/node deaths, Cloud Storage FUSE
-mounts. Each page has its TAXONOMY role (SCHEMA.md's table, checked for every page by
-tests/test_knowledge_workloads.py), every section, real cited examples and counter-examples that no
-page but their owner matches, and a read-only verification workflow that confirms on its own
-evidence and refutes without it. The diagnosis names the deeper of two roots that match one line (a
-certificate check inside a connect error, the Cloud Storage FUSE driver's reason inside a generic
-mount refusal) and follows a group recreation or a Ray death to the root on the pod it names.
+test_disk_grpc_pages, test_os_limit_pages, test_kube_control_plane_pages and
+test_credentials_pages) is held here to one structure. Scheduler priority preemption (told apart
+from Kueue's eviction), TLS certificate failures, a LeaderWorkerSet recreating a group, Ray
+worker/actor/node deaths, Cloud Storage FUSE mounts. Each page has its TAXONOMY role (SCHEMA.md's
+table, checked for every page by tests/test_knowledge_workloads.py), every section, real cited
+examples and counter-examples that no page but their owner matches, and a read-only verification
+workflow that confirms on its own evidence and refutes without it. The diagnosis names the deeper
+of two roots that match one line (a certificate check inside a connect error, the Cloud Storage
+FUSE driver's reason inside a generic mount refusal) and follows a group recreation or a Ray death
+to the root on the pod it names.
 """
 
 from __future__ import annotations
@@ -37,8 +38,8 @@ from tests.test_knowledge_workloads import SECTIONS
 
 # Every page issue #12 added for a failure mode that had none, with its TAXONOMY role: the
 # structure, examples and verification tests below hold for each of them, so their own modules
-# (test_disk_grpc_pages, test_os_limit_pages, test_kube_control_plane_pages) test only what is
-# particular to their pages.
+# (test_disk_grpc_pages, test_os_limit_pages, test_kube_control_plane_pages,
+# test_credentials_pages) test only what is particular to their pages.
 NEW_PAGES = {
     "pod-preempted-by-priority": "root",
     "tls-certificate-error": "root",
@@ -51,6 +52,7 @@ NEW_PAGES = {
     "port-already-in-use": "root",
     "kube-rbac-forbidden": "root",
     "kube-apiserver-unavailable": "root",
+    "gcp-credentials-failure": "root",
 }
 # The bar of real lines a page needs: at least this many examples from this many sources. The
 # LeaderWorkerSet page predates it; its controller words the one recreation in a few sentences.
