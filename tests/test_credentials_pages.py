@@ -56,6 +56,11 @@ WI_REFUSED = (
         'oauth2: "invalid_grant" "Invalid JWT Signature."',
         '{\\"error\\":\\"invalid_grant\\",\\"error_description\\":\\"Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe.\\"}',
         "com.google.auth.oauth2.GoogleAuthException: Error getting access token for service account: 400 Bad Request",
+        "oauth2: cannot fetch token: 401 Unauthorized",
+        "google.auth.exceptions.RefreshError: ('unauthorized_client: Client is unauthorized to retrieve access tokens using this method, or client not authorized for any of the scopes requested.', {})",
+        "google.auth.exceptions.OAuthError: Error code invalid_grant: The audience in ID Token [https://iam.googleapis.com/projects/1/locations/global/workloadIdentityPools/p/providers/q] does not match the expected audience.",
+        "google.auth.exceptions.RefreshError: The credentials do not contain the necessary fields need to refresh the access token. You must specify refresh_token, token_uri, client_id, and client_secret.",
+        "google.auth.exceptions.RefreshError: Unexpected response from metadata server: service account info is missing 'email' field.",
         "Reauthentication is needed. Please run `gcloud auth application-default login` to reauthenticate.",
         "ERROR: (gcloud.storage.cp) Reauthentication required.",
         # the GKE metadata server refusing the pod's identity, in each client and escaping
@@ -69,6 +74,8 @@ WI_REFUSED = (
         "googleapi: Error 401: Invalid Credentials, authError",
         "ValueError: UNAUTHENTICATED: Unknown [HTTP code 401]",
         "ERROR: (gcloud.storage.cp) Your current active account [trainer@ml-prod.iam.gserviceaccount.com] does not have any valid credentials",
+        "Your credentials are invalid. Please run",
+        'Your "GCE" credentials are invalid. For more help, see "gsutil help creds", or re-run the gsutil config command (see "gsutil help config").',
     ],
 )
 def test_every_rendering_of_a_family_matches_it(line: str) -> None:
@@ -88,6 +95,14 @@ def test_every_rendering_of_a_family_matches_it(line: str) -> None:
         # the metadata server or token endpoint never answered, or failed: a dependency
         (
             "google.auth.exceptions.RefreshError: ('Failed to retrieve http://metadata.google.internal/computeMetadata/v1/instance/service-accounts/default/token from the Google Compute Engine metadata service. Status: 500 Response:\\nb\"\"', None)",
+            "dependency-unreachable",
+        ),
+        (
+            'Get "https://storage.googleapis.com/storage/v1/b/ckpt/o?alt=json": compute: Received 500 `GKE Metadata Server: Internal Server Error`',
+            "dependency-unreachable",
+        ),
+        (
+            'oauth2: cannot fetch token: Post "https://oauth2.googleapis.com/token": dial tcp 142.250.1.95:443: i/o timeout',
             "dependency-unreachable",
         ),
         (
