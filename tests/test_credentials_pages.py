@@ -72,6 +72,8 @@ WI_REFUSED = (
         # a Cloud API's 401 in each client, TensorStore's status under Orbax
         "google.api_core.exceptions.Unauthenticated: 401 Request had invalid authentication credentials.",
         "googleapi: Error 401: Invalid Credentials, authError",
+        "AccessDeniedException: 401 Access denied: login required.",
+        "ServiceException: 401 Anonymous caller does not have storage.objects.list access to the Google Cloud Storage bucket.",
         "ValueError: UNAUTHENTICATED: Unknown [HTTP code 401]",
         "ERROR: (gcloud.storage.cp) Your current active account [trainer@ml-prod.iam.gserviceaccount.com] does not have any valid credentials",
         "Your credentials are invalid. Please run",
