@@ -1,17 +1,18 @@
 """The gcp-credentials-failure page, through the public matcher, workflow engine and pipeline.
 
-Its structure (role, sections, real cited examples, counter-examples, a read-only verification)
-is tested with every new page's in tests/test_new_failure_pages.py. Here: its families hold the
+Its structure (role, sections, real cited examples, counter-examples, a read-only verification) is
+tested with every new page's in tests/test_new_failure_pages.py. Here: its families hold the
 wordings the emitters can print — google-auth's, golang.org/x/oauth2's and the Go metadata
-client's, google-auth-library-java's and -nodejs', gcloud's, TensorStore's status for a 401, and
-the wrappers that quote them (gcsfuse, the kubelet's FailedMount, a Go client's request frame) —
-and keep out what only shares words with them: an authentication library's probes and retries, a
-metadata server or token endpoint that never answered or answered 5xx (dependency-unreachable), a
-403 naming a permission the known identity lacks (checkpoint-gcs-permission,
-tpu-api-permission-denied), kubectl's own expired login. The diagnosis names the credentials as
-the root over the uncaught exception and over a Cloud Storage FUSE mount that failed for want of
-a token, keeps a storage permission denial on its own page, and names the unreachable metadata
-server when google-auth fell through to "credentials not found" after its probe timed out.
+client's, google-auth-library-java's and -nodejs', gcloud's, TensorStore's status for a 401 (with
+its HTTP code), and the wrappers that quote them (gcsfuse, the kubelet's FailedMount, a Go client's
+request frame) — and keep out what only shares words with them: an authentication library's probes
+and retries, a metadata server or token endpoint that never answered or answered 5xx
+(dependency-unreachable), a 403 naming a permission the known identity lacks
+(checkpoint-gcs-permission, tpu-api-permission-denied), kubectl's own expired login. The diagnosis
+names the credentials as the root over the uncaught exception and over a Cloud Storage FUSE mount
+that failed for want of a token, keeps a storage permission denial on its own page, and names the
+unreachable metadata server when google-auth fell through to "credentials not found" after its
+probe timed out.
 """
 
 from __future__ import annotations
@@ -74,7 +75,8 @@ WI_REFUSED = (
         "googleapi: Error 401: Invalid Credentials, authError",
         "AccessDeniedException: 401 Access denied: login required.",
         "ServiceException: 401 Anonymous caller does not have storage.objects.list access to the Google Cloud Storage bucket.",
-        "ValueError: UNAUTHENTICATED: Unknown [HTTP code 401]",
+        "ValueError: PERMISSION_DENIED: Unauthorized [HTTP code 401]",
+        "ValueError: PERMISSION_DENIED: HTTP response code: 401 with body: {",
         "ERROR: (gcloud.storage.cp) Your current active account [trainer@ml-prod.iam.gserviceaccount.com] does not have any valid credentials",
         "Your credentials are invalid. Please run",
         'Your "GCE" credentials are invalid. For more help, see "gsutil help creds", or re-run the gsutil config command (see "gsutil help config").',
