@@ -49,6 +49,7 @@ WI_REFUSED = (
         "google: could not find default credentials. See https://cloud.google.com/docs/authentication/external/set-up-adc for more information",
         "java.io.IOException: Your default credentials were not found. To set up Application Default Credentials for your environment, see https://cloud.google.com/docs/authentication/external/set-up-adc.",
         "Error: Could not load the default credentials. Browse to https://cloud.google.com/docs/authentication/getting-started for more information.",
+        "google.auth.exceptions.DefaultCredentialsError: Neither metadata server or valid service account credentials are found.",
         # a named key file that cannot be used
         "google.auth.exceptions.DefaultCredentialsError: File /var/secrets/google/key.json was not found.",
         "google: error getting credentials using GOOGLE_APPLICATION_CREDENTIALS environment variable: open /var/secrets/google/key.json: no such file or directory",
@@ -91,6 +92,14 @@ def test_every_rendering_of_a_family_matches_it(line: str) -> None:
     [
         # probes and retries before a source is chosen
         ("Compute Engine Metadata server unavailable on attempt 2 of 3. Reason: timed out", None),
+        (
+            "2019-04-26 14:14:51,433 :: google.auth.compute_engine._metadata :: INFO :: Compute Engine Metadata server unavailable onattempt 3 of 3",
+            None,
+        ),
+        (
+            "Compute Engine Metadata server unavailable on attempt 5 of 5. Reason: HTTPConnectionPool(host='metadata.google.internal', port=80): Read timed out. (read timeout=3)",
+            None,
+        ),
         (
             "tensorstore/internal/oauth2/google_auth_provider.cc:203: Running on GCE, using GCE Auth Provider ",
             None,
