@@ -59,6 +59,8 @@ WI_REFUSED = (
         '{\\"error\\":\\"invalid_grant\\",\\"error_description\\":\\"Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe.\\"}',
         "com.google.auth.oauth2.GoogleAuthException: Error getting access token for service account: 400 Bad Request",
         "oauth2: cannot fetch token: 401 Unauthorized",
+        'auth: "invalid_grant" "Token has been expired or revoked."',
+        "auth: cannot fetch token: 400",
         "google.auth.exceptions.RefreshError: ('unauthorized_client: Client is unauthorized to retrieve access tokens using this method, or client not authorized for any of the scopes requested.', {})",
         "google.auth.exceptions.OAuthError: Error code invalid_grant: The audience in ID Token [https://iam.googleapis.com/projects/1/locations/global/workloadIdentityPools/p/providers/q] does not match the expected audience.",
         "google.auth.exceptions.RefreshError: The credentials do not contain the necessary fields need to refresh the access token. You must specify refresh_token, token_uri, client_id, and client_secret.",
