@@ -73,6 +73,7 @@ WI_REFUSED = (
         "Permission \\'iam.serviceAccounts.getAccessToken\\' denied on resource (or it may not exist).",
         'metadata: GCE metadata "instance/service-accounts/default/token" not defined',
         "Error: Could not refresh access token: Request failed with status code 404",
+        "java.io.IOException: Error code 404 trying to get identity token from Compute Engine metadata. This may be because the virtual machine instance does not have permission scopes specified.",
         # a Cloud API's 401 in each client, TensorStore's status under Orbax
         "google.api_core.exceptions.Unauthenticated: 401 Request had invalid authentication credentials.",
         "googleapi: Error 401: Invalid Credentials, authError",
