@@ -174,6 +174,11 @@ def test_examples_match_and_counter_examples_only_match_their_owner(
             "ls: cannot access '/gcs/ckpt': Transport endpoint is not connected",
             "gcsfuse-mount-failure",
         ),
+        # gcsfuse's 2015 fatal line, before its mount steps were named mountWithArgs
+        (
+            "2015/09/01 10:02:11.120044 Mounting file system: SetUpBucket: OpenBucket: Unknown bucket ckpt",
+            "gcsfuse-mount-failure",
+        ),
         (
             'the "gke-gcsfuse-sidecar" container terminated due to OOMKilled, exit code: 137',
             "gcsfuse-mount-failure",
