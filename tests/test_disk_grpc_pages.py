@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from mlwiki.wiki import Wiki
-from tests.conftest import assert_no_signature_matches, assert_read_only_verification
+from tests.conftest import assert_no_signature_matches
 from tests.test_new_failure_pages import (
     NODES,
     WIKI,
@@ -158,11 +158,6 @@ def test_no_new_page_matches_a_healthy_line(wiki: Wiki) -> None:
 
 
 # ---- the verification workflows, offline, through the real engine ---------------------------
-
-
-@pytest.mark.parametrize("symptom_id", sorted(ROLES))
-def test_verification_workflow_is_valid_and_read_only(wiki: Wiki, symptom_id: str) -> None:
-    assert_read_only_verification(wiki, symptom_id)
 
 
 POD = "llm-pretrain-slice-job-0-0-abcde"

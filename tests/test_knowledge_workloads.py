@@ -198,6 +198,11 @@ RENDERINGS = [
     ),
     ("Error: 14 UNAVAILABLE: failed to connect to all addresses", "dependency-unreachable"),
     (
+        "ray.exceptions.RaySystemError: System error: RPC Error message: failed to connect to all "
+        "addresses; last error: UNKNOWN: ipv4:10.4.0.12:6379: Connection refused",
+        "dependency-unreachable",
+    ),
+    (
         'desc = "transport: error while dialing: dial tcp 10.0.0.7:50051: connect: connection refused"',
         "dependency-unreachable",
     ),

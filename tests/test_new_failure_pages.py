@@ -59,6 +59,7 @@ NEW_PAGES = {
     "kube-apiserver-unavailable": ("root", "orchestrator"),
     "input-pipeline-failure": ("root", "application"),
     "python-dependency-error": ("root", "application"),
+    "gcp-credentials-failure": ("root", "infra"),
 }
 FIRST_BAR = (5, 3, 3)  # examples, counter-examples, distinct sources
 BAR = (10, 4, 6)
@@ -310,7 +311,7 @@ def _verify(tmp_path: Path, workflow: str, workload: str, entries: list[dict[str
     return run_workflow(WIKI, workflow, params, session).to_dict(with_entries=False)
 
 
-@pytest.mark.parametrize("symptom_id", sorted(ROLES))
+@pytest.mark.parametrize("symptom_id", sorted(NEW_PAGES))
 def test_verification_workflow_is_valid_and_read_only(wiki: Wiki, symptom_id: str) -> None:
     assert_read_only_verification(wiki, symptom_id)
 

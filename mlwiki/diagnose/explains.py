@@ -36,7 +36,19 @@ EXPLAINED_BY: dict[str, tuple[str, ...]] = {
     # A generic CSI mount refusal (its gRPC code) and a Cloud Storage 403 quoted inside it are the
     # effect when the Cloud Storage FUSE driver names the reason for that same mount.
     "container-config-error": ("gcsfuse-mount-failure",),
-    "checkpoint-gcs-permission": ("gcsfuse-mount-failure",),
+    # A Cloud Storage refusal that quotes a credential failure (a 401, an anonymous caller, a token
+    # the metadata server would not mint) names no permission the identity lacks: the identity
+    # itself could not be established, so the credentials page is the deeper root.
+    "checkpoint-gcs-permission": ("gcp-credentials-failure", "gcsfuse-mount-failure"),
+    # A gcsfuse mount that fails because the pod got no token (no default credentials, the GKE
+    # metadata server refusing the Workload Identity binding) is fixed on the identity, not on the
+    # volume: the mount failure is the effect.
+    "gcsfuse-mount-failure": ("gcp-credentials-failure",),
+    # "Credentials not found" after the metadata server did not answer: google-auth's probe timed
+    # out and Application Default Credentials fell through to "not found" (the Workload Identity
+    # start-up race), so the unreachable metadata server is the deeper root. A server that answered
+    # and refused the identity (a 403/404) is never dependency-unreachable's, so this cannot loop.
+    "gcp-credentials-failure": ("dependency-unreachable",),
     # The kubelet failing pods to free its node for a system-critical pod: priority is the reason.
     "pod-evicted-node-pressure": ("pod-preempted-by-priority",),
     # A connect, or an admission webhook call, that failed in the TLS handshake: the certificate
