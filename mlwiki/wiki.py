@@ -8,7 +8,6 @@ cache (`mlwiki.wiki_cache`, keyed by the text's SHA-256), and import no YAML at 
 
 from __future__ import annotations
 
-import difflib
 import json
 import os
 from dataclasses import dataclass, field
@@ -302,6 +301,8 @@ class Wiki:
 def _lookup(kind: str, table: dict[str, Any], doc_id: str, folder: Path) -> Any:
     found = table.get(doc_id)
     if found is None:
+        import difflib  # only for this message
+
         close = difflib.get_close_matches(doc_id, list(table), n=3)
         hint = f"; did you mean {', '.join(close)}?" if close else ""
         raise BadInput(f"{kind} {doc_id!r}: no such {kind} in {folder}{hint}")

@@ -49,7 +49,6 @@ import marshal
 import math
 import os
 import stat
-import tempfile
 from functools import lru_cache
 from importlib.util import MAGIC_NUMBER, find_spec
 from pathlib import Path
@@ -139,6 +138,8 @@ def _read(path: Path) -> dict[str, str]:
 def _write(path: Path, entries: dict[str, str]) -> None:
     """Replace the cache file atomically; a read-only or full folder only costs a later
     command the work again, so it never fails a command."""
+    import tempfile  # a command that changed no cache never writes one
+
     try:
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")

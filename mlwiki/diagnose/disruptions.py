@@ -432,4 +432,5 @@ def stall_hit(scan: Scan, seeds: list[Hit], symptoms: dict[str, Symptom]) -> Opt
         severity=str(entry.get("severity") or "DEFAULT"),
         resource_type=str((entry.get("resource") or {}).get("type") or ""),
         inferred=True,
+        namespace=((entry.get("resource") or {}).get("labels") or {}).get("namespace_name"),
     )

@@ -71,6 +71,9 @@ class Hit:
     incomplete: bool = (
         False  # its signature has a named group that named nothing (see continuation)
     )
+    # The entry's `resource.labels.namespace_name` (whose pod wrote a container line: a batch
+    # controller's, a system pod's), read with its facts so that no later step decodes it again.
+    namespace: Any = None
     # The insertIds of the written record the hit's line belongs to (a traceback GKE split into
     # one entry per line), in time order, when it spans several entries (see continuation).
     record: list[str] = field(default_factory=list)
@@ -116,6 +119,7 @@ def hit_of(
         cascade and role == ROOT,  # shadowed
         False,  # inferred
         raw.incomplete,
+        facts.resource_labels.get("namespace_name"),
     )
 
 
@@ -374,19 +378,15 @@ class Scan:
             and self.from_system(hit)
         ]
 
-    def from_controller(self, hit: Hit) -> bool:
+    @staticmethod
+    def from_controller(hit: Hit) -> bool:
         """Written by a batch controller's pod (JobSet, Kueue, LeaderWorkerSet, KubeRay)."""
-        if hit.resource_type != "k8s_container":
-            return False
-        labels = (self.entries[hit.index].get("resource") or {}).get("labels") or {}
-        return labels.get("namespace_name") in CONTROLLER_NAMESPACES
+        return hit.resource_type == "k8s_container" and hit.namespace in CONTROLLER_NAMESPACES
 
-    def from_system(self, hit: Hit) -> bool:
+    @staticmethod
+    def from_system(hit: Hit) -> bool:
         """Written by the node or a system pod (kube-system…), not by some workload."""
-        if hit.resource_type != "k8s_container":
-            return True
-        labels = (self.entries[hit.index].get("resource") or {}).get("labels") or {}
-        return labels.get("namespace_name") in SYSTEM_NAMESPACES
+        return hit.resource_type != "k8s_container" or hit.namespace in SYSTEM_NAMESPACES
 
 
 AUTOSCALER_LOG = "cluster-autoscaler-visibility"

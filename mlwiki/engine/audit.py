@@ -43,7 +43,6 @@ import fcntl
 import getpass
 import hashlib
 import os
-import socket
 import stat
 import sys
 from dataclasses import asdict, dataclass
@@ -226,7 +225,7 @@ class AuditLog:
             full = {
                 "time": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
                 "user": current_user(),
-                "host": socket.gethostname(),
+                "host": os.uname().nodename,  # gethostname(2), without importing socket
                 **record,
                 "prev_sha256": head.last_sha256 or GENESIS,
             }

@@ -41,6 +41,8 @@ def split_path(path: str) -> list[str]:
 
     `labels."k8s-pod/jobset.sigs.k8s.io/jobset-name"` → ["labels", "k8s-pod/jobset.sigs.k8s.io/jobset-name"]
     """
+    if '"' not in path:  # nothing quoted (a backslash outside quotes is kept): split in C
+        return path.split(".")
     parts: list[str] = []
     current: list[str] = []
     quoted = False

@@ -16,18 +16,29 @@ programs) or UNKNOWN.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Sequence
 from pathlib import PurePosixPath
 from typing import Callable, Optional
 
-from mlwiki.mutations import gcloud, gsutil, helm, kubectl
 from mlwiki.mutations.base import CHANGE, DYNAMIC, READ, SENSITIVE, UNKNOWN, Verdict, is_dynamic
 
+
+def _classifier(tool: str) -> Callable[[Sequence[str]], Verdict]:
+    """The `classify` of the tool's module (`mlwiki.mutations.TOOL`), imported when it first
+    judges a command: each module builds its tool's command tree, and a caller judges one or
+    two tools (a diagnosis' workflows run kubectl, a guard hook sees one program)."""
+
+    def classify_with(args: Sequence[str]) -> Verdict:
+        module = importlib.import_module(f"mlwiki.mutations.{tool}")
+        verdict: Verdict = module.classify(args)
+        return verdict
+
+    return classify_with
+
+
 CLASSIFIERS: dict[str, Callable[[Sequence[str]], Verdict]] = {
-    "kubectl": kubectl.classify,
-    "gcloud": gcloud.classify,
-    "gsutil": gsutil.classify,
-    "helm": helm.classify,
+    tool: _classifier(tool) for tool in ("kubectl", "gcloud", "gsutil", "helm")
 }
 
 
