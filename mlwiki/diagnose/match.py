@@ -29,7 +29,7 @@ import orjson
 from mlwiki.diagnose.progress import Progress
 from mlwiki.diagnose.signatures import RawMatch, SignatureSet
 from mlwiki.diagnose.topology import Topology
-from mlwiki.logs.entry import EntryFacts, facts_of, record_line, synthetic_insert_id
+from mlwiki.logs.entry import EntryFacts, facts_of, synthetic_insert_id
 from mlwiki.logs.namespaces import CONTROLLER_NAMESPACES, SYSTEM_NAMESPACES
 from mlwiki.logs.store import EntryStore
 from mlwiki.wiki import Symptom
@@ -244,7 +244,7 @@ class Scan:
         sets `lines_partial` (see `runs_kept`), as does a flood of records' lines beyond
         `MAX_KEPT_LINES` (memory stays bounded: the rest are read again from the store)."""
         key = (facts.pod, facts.log_name)
-        line = record_line(facts.entry)
+        line = facts.record_line()
         seen = self._previous.get(key)
         if seen is None:
             self._previous[key] = [facts.instant, stored, line, 0]

@@ -254,15 +254,14 @@ class SignatureSet:
         else:
             for name, text in facts.texts:
                 found.extend(_scan_text(self._default, name, text))
-        entry = facts.entry
         # Without a field match in the texts, only the other fields can add one.
         for key, group in self._fields if by_field or not regular else self._other_fields:
             if key in MESSAGE_FIELDS and facts.regular:
                 found.extend(by_field.get(key, ()))  # already matched, with the texts
                 continue
-            if entry.get(group.path[0]) is None:
+            if facts.top(group.path[0]) is None:
                 continue  # the object the field is in is missing: so is the field
-            plain, value = field_value(entry, group.path)
+            plain, value = field_value(facts.entry, group.path)
             if not plain:
                 facts.regular = False
             if value is not None:
