@@ -7,6 +7,10 @@ of written records, which `mlwiki.diagnose.continuation` joins without decoding 
 any order: nothing here depends on it. The cycle collector is paused while the pass runs
 (`collector_paused`): what it allocates is acyclic and freed by reference counting.
 
+Entries are read in batches of `BATCH`, whose message texts are matched at once first
+(`SignatureSet.clear_of`): the entries of a batch in which nothing matches need no signature
+match of their own (each is still read in order, one at a time, for everything else).
+
 Per entry the pass does a constant amount of work, and an entry that matched nothing is freed as
 soon as its turn is over: what outlives it is strings and numbers (a stream's last line, the
 store's columns), never the decoded entry. Entries freed in the order they were decoded keep the
@@ -182,8 +186,9 @@ class Scan:
     def progress(self) -> Progress:
         return self.topology.progress
 
-    def add(self, facts: EntryFacts) -> None:
-        """Read one entry (its facts: see `mlwiki.logs.entry.EntryFacts`)."""
+    def add(self, facts: EntryFacts, clear: bool = False) -> None:
+        """Read one entry (its facts: see `mlwiki.logs.entry.EntryFacts`); `clear` when its
+        message texts are known to match no signature (`SignatureSet.clear_of`)."""
         self.count += 1
         when = facts.time
         resource_type = facts.resource_type
@@ -204,7 +209,7 @@ class Scan:
                 resource_type == "k8s_container" or resource_type.lower() == "k8s_container"
             ):
                 self._keep_line(facts, stored)
-        found = self.signatures.scan_all(facts)
+        found = self.signatures.scan_all(facts, clear)
         if self.store is not None:  # every page found, as a query would find it
             self.store.note_matches(
                 facts, [raw.signature.symptom for raw in found] if found else ()
@@ -279,11 +284,23 @@ class Scan:
         """Read every entry: their facts, or LogEntry dicts (those without a timestamp are
         skipped, as a store skips them)."""
         with collector_paused():
+            batch: list[EntryFacts] = []
             for item in entries:
                 facts = item if isinstance(item, EntryFacts) else facts_of(item)
                 if facts is not None:
-                    self.add(facts)
+                    batch.append(facts)
+                    if len(batch) == BATCH:
+                        self._add_batch(batch)
+                        batch = []
+            self._add_batch(batch)
         return self
+
+    def _add_batch(self, batch: list[EntryFacts]) -> None:
+        """Read `batch`'s entries in order, their texts matched all at once first (module
+        docstring): in a run of healthy lines no entry's texts then need a set match."""
+        if batch:
+            for facts, clear in zip(batch, self.signatures.clear_of(batch)):
+                self.add(facts, clear)
 
     def finish(self) -> None:
         """Fill in what needed the whole pass: pod → node for hits on pod events, the node a
@@ -390,6 +407,7 @@ class Scan:
 
 
 AUTOSCALER_LOG = "cluster-autoscaler-visibility"
+BATCH = 256  # entries whose message texts are matched at once (`SignatureSet.clear_of`)
 # Nanoseconds between two lines of one write: the logging agent stamps each line of a container
 # as it reads it (see `mlwiki.diagnose.continuation`).
 JOIN_NS = 2_000_000

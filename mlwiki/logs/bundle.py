@@ -124,12 +124,9 @@ _LINE_STREAMS: dict[tuple[Any, bytes, bytes], tuple[Stream, Optional[str]]] = {}
 def _line_stream(
     log_name: Any, resource: bytes, labels: bytes
 ) -> Optional[tuple[Stream, Optional[str]]]:
-    """The stream and host of a text line whose resource and labels are these JSON bytes (b""
-    when missing), when they are of the usual shape (`Stream.usual`), else None."""
-    key = (log_name, resource, labels)
-    known = _LINE_STREAMS.get(key)
-    if known is not None:
-        return known
+    """The stream and host of a text line of a stream not in `_LINE_STREAMS` whose resource
+    and labels are these JSON bytes (b"" when missing), kept there when they are of the usual
+    shape (`Stream.usual`); None when they are not."""
     fields: dict[str, Any] = {} if log_name is msgspec.UNSET else {"logName": log_name}
     try:
         if resource:
@@ -147,7 +144,7 @@ def _line_stream(
     known = (stream, stream.host if stream.host is not None else entry_host(fields))
     if len(_LINE_STREAMS) >= MAX_LINE_STREAMS:
         _LINE_STREAMS.clear()
-    _LINE_STREAMS[key] = known
+    _LINE_STREAMS[log_name, resource, labels] = known
     return known
 
 
@@ -309,9 +306,12 @@ class _Splitter:
         instant = parse_timestamp_ns(stamp)  # type: ignore[arg-type]
         if instant is None:
             return None
-        known = _line_stream(line.logName, bytes(line.resource), bytes(line.labels))
+        log_name, resource, labels = line.logName, bytes(line.resource), bytes(line.labels)
+        known = _LINE_STREAMS.get((log_name, resource, labels))
         if known is None:
-            return None
+            known = _line_stream(log_name, resource, labels)
+            if known is None:
+                return None
         severity = line.severity
         return LineFacts(
             raw,
