@@ -23,6 +23,7 @@ from __future__ import annotations
 import bisect
 import gc
 import operator
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -186,21 +187,22 @@ class Scan:
     def progress(self) -> Progress:
         return self.topology.progress
 
-    def add(self, facts: EntryFacts, clear: bool = False) -> None:
-        """Read one entry (its facts: see `mlwiki.logs.entry.EntryFacts`); `clear` when its
-        message texts are known to match no signature (`SignatureSet.clear_of`)."""
-        self.count += 1
+    def add(self, facts: EntryFacts) -> None:
+        """Read one entry (its facts: see `mlwiki.logs.entry.EntryFacts`)."""
+        self._add_batch([facts])
+
+    def _read(self, facts: EntryFacts, clear: bool) -> None:
+        """Read one entry of a batch (`_add_batch` counted it); `clear` when its message texts
+        are known to match no signature (`SignatureSet.clear_of`)."""
         when = facts.time
         resource_type = facts.resource_type
-        kinds = self.resource_types
-        kinds[resource_type] = kinds.get(resource_type, 0) + 1
         topology = self.topology
         if topology.observe(facts) and resource_type == "k8s_container":
             # By the entry's own labels, not only by whether an event named the pod before: a
             # longer-named workload's pod (`llm-eval-…` for `llm`) is not ours in any order.
             topology.progress.observe(facts)
         elif facts.log_name.endswith("/logs/events"):
-            topology.progress.observe_event(facts.entry, when, topology.workload)
+            topology.progress.observe_event(facts.payload, when, topology.workload)
         stored = facts.index
         if stored is not None:
             self.indexed += 1
@@ -298,9 +300,15 @@ class Scan:
     def _add_batch(self, batch: list[EntryFacts]) -> None:
         """Read `batch`'s entries in order, their texts matched all at once first (module
         docstring): in a run of healthy lines no entry's texts then need a set match."""
-        if batch:
-            for facts, clear in zip(batch, self.signatures.clear_of(batch)):
-                self.add(facts, clear)
+        if not batch:
+            return
+        self.count += len(batch)
+        kinds = self.resource_types
+        for kind, count in Counter(map(_RESOURCE_TYPE, batch)).items():
+            kinds[kind] = kinds.get(kind, 0) + count
+        read = self._read
+        for facts, clear in zip(batch, self.signatures.clear_of(batch)):
+            read(facts, clear)
 
     def finish(self) -> None:
         """Fill in what needed the whole pass: pod → node for hits on pod events, the node a
@@ -408,6 +416,7 @@ class Scan:
 
 AUTOSCALER_LOG = "cluster-autoscaler-visibility"
 BATCH = 256  # entries whose message texts are matched at once (`SignatureSet.clear_of`)
+_RESOURCE_TYPE = operator.attrgetter("resource_type")
 # Nanoseconds between two lines of one write: the logging agent stamps each line of a container
 # as it reads it (see `mlwiki.diagnose.continuation`).
 JOIN_NS = 2_000_000

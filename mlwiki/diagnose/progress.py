@@ -99,12 +99,13 @@ class Progress:
     finished_at: float = float("-inf")  # latest successful completion of the workload's Job(Set)
     _chosen: Optional[tuple[Optional[StepLine]]] = None  # step_line(), until the next line
 
-    def observe_event(self, entry: dict[str, Any], when: float, workload: Optional[str]) -> None:
+    def observe_event(
+        self, payload: Optional[dict[str, Any]], when: float, workload: Optional[str]
+    ) -> None:
         """Note a Kubernetes event saying the workload's JobSet or one of its Jobs completed: a
         run that finished after its last step line did not hang (an evaluation or upload phase
         after training prints no steps)."""
-        payload = entry.get("jsonPayload")
-        if not workload or not isinstance(payload, dict):
+        if not workload or payload is None:
             return
         if payload.get("reason") not in COMPLETION_REASONS:
             return

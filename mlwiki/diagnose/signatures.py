@@ -217,6 +217,7 @@ class SignatureSet:
         self._pages: dict[tuple[Optional[str], tuple[int, ...]], frozenset[str]] = {}
         # The fields a regular entry's texts do not answer for (read from the entry itself).
         self._other_fields = [(k, g) for k, g in self._fields if k not in MESSAGE_FIELDS]
+        self._others_of: dict[frozenset[str], bool] = {}  # see `_others_in`
 
     def __len__(self) -> int:
         return sum(len(group.members) for group in self._sets.values())
@@ -289,7 +290,11 @@ class SignatureSet:
         by_field: dict[str, list[RawMatch]] = {}
         regular = facts.regular
         if clear:
-            pass
+            # Only the other fields can match, and an entry of known fields may have none of
+            # them (a text line: `EntryFacts.fields`).
+            fields = facts.fields
+            if fields is not None and not self._others_in(fields):
+                return found
         elif regular:
             matcher, fields = self._match_texts, self._text_fields
             members, default = self._texts.members, len(self._default.members)
@@ -332,6 +337,15 @@ class SignatureSet:
                 for text in _field_strings(value):
                     found.extend(_scan_text(group, key, text))
         return found
+
+    def _others_in(self, fields: frozenset[str]) -> bool:
+        """Whether a field set other than the message texts' is in an object among `fields`."""
+        known = self._others_of.get(fields)
+        if known is None:
+            known = self._others_of[fields] = any(
+                group.path[0] in fields for _, group in self._other_fields
+            )
+        return known
 
     def _match_flowed(
         self,

@@ -485,6 +485,9 @@ class EntryFacts:
         pod = stream.pod
         self.pod: Optional[str] = pod if pod is not None else entry_pod(entry)
 
+    # The top-level fields the entry may have, when known (None: any).
+    fields: Optional[frozenset[str]] = None
+
     def top(self, name: str) -> Any:
         """The entry's top-level field `name` (None when missing)."""
         return self.entry.get(name)
@@ -531,6 +534,7 @@ class LineFacts(EntryFacts):
     kept."""
 
     __slots__ = ("raw",)
+    fields = LINE_FIELDS
 
     def __init__(
         self,
