@@ -62,21 +62,56 @@ _NS_CACHE: dict[str, int] = {}
 _NS_CACHE_LIMIT = 262_144
 
 
+# Epoch seconds of "YYYY-MM-DD" dates (None: not a date): a new second of a day already seen
+# is then a few int() calls, not a regex and a datetime (a run's entries span thousands of
+# seconds of a few days).
+_DAY_CACHE: dict[str, Optional[int]] = {}
+_DAY_CACHE_LIMIT = 4096
+_CLOCK_DIGITS = (11, 12, 14, 15, 17, 18)
+
+
 def _seconds_of(head: str) -> Optional[int]:
     seconds = _SECONDS_CACHE.get(head)
     if seconds is None:
-        match = _RFC3339.match(head + "Z")
-        if match is None:
+        seconds = _clock_seconds(head)
+        if seconds is None:
             return None
-        try:
-            parts = datetime(*(int(match.group(i)) for i in range(1, 7)))
-        except ValueError:
-            return None
-        seconds = calendar.timegm(parts.timetuple())
         if len(_SECONDS_CACHE) >= _SECONDS_CACHE_LIMIT:
             _SECONDS_CACHE.clear()
         _SECONDS_CACHE[head] = seconds
     return seconds
+
+
+def _clock_seconds(head: str) -> Optional[int]:
+    """Epoch seconds of `YYYY-MM-DD[Tt ]HH:MM:SS`, or None when it is not a valid one."""
+    if (
+        len(head) != 19
+        or not head.isascii()
+        or head[13] != ":"
+        or head[16] != ":"
+        or head[10] not in "Tt "
+        or not all(head[i].isdigit() for i in _CLOCK_DIGITS)
+    ):
+        return None
+    date = head[:10]
+    day = _DAY_CACHE.get(date, -1)
+    if day == -1:
+        match = _RFC3339.match(date + "T00:00:00Z")
+        try:
+            day = (
+                calendar.timegm(datetime(*map(int, match.groups()[:3])).timetuple())
+                if match
+                else None
+            )
+        except ValueError:
+            day = None
+        if len(_DAY_CACHE) >= _DAY_CACHE_LIMIT:
+            _DAY_CACHE.clear()
+        _DAY_CACHE[date] = day
+    hour, minute, second = int(head[11:13]), int(head[14:16]), int(head[17:19])
+    if day is None or hour > 23 or minute > 59 or second > 59:
+        return None
+    return day + hour * 3600 + minute * 60 + second
 
 
 def timestamp_ns(text: object) -> Optional[int]:

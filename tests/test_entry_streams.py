@@ -130,3 +130,85 @@ def test_the_bundle_check_and_the_plain_check_agree_on_stream_entries(tmp_path: 
     store, report = load_bundle(write(tmp_path, entries))
     assert report.entries == 3
     assert sorted(e["insertId"] for e in store.entries()) == ["id-0", "id-1", "id-2"]
+
+
+SLOTS = [name for name in EntryFacts.__slots__ if name not in ("stream", "entry")]
+
+
+def same_facts(facts: EntryFacts, entry: dict) -> None:
+    """`facts` read from a bundle hold what EntryFacts reads from the decoded entry itself."""
+    made = EntryFacts(entry, facts.instant, facts.location)
+    assert [getattr(facts, n) for n in SLOTS] == [getattr(made, n) for n in SLOTS]
+    assert facts.entry == entry
+    assert facts.record_line() == made.record_line()
+    assert [facts.top(n) for n in ("textPayload", "labels", "jsonPayload", "split")] == [
+        made.top(n) for n in ("textPayload", "labels", "jsonPayload", "split")
+    ]
+    made_stream = fresh(facts)
+    assert [getattr(facts.stream, f) for f in FIELDS] == [getattr(made_stream, f) for f in FIELDS]
+
+
+def test_text_lines_are_read_without_a_dict_and_hold_the_same_facts(tmp_path: Path) -> None:
+    plain = container(1)
+    no_node = container(2)
+    del no_node["labels"][NODE_LABEL]
+    no_labels = container(3)
+    del no_labels["labels"]
+    vm = {
+        "insertId": "vm-1",
+        "timestamp": "2024-05-01T10:00:04.123456789Z",
+        "logName": "projects/p/logs/syslog",
+        "resource": {"type": "gce_instance", "labels": {"instance_id": "1"}},
+        "labels": {"instance_name": "gke-c-pool-1-abc-0002"},
+        "textPayload": "kernel: Out of memory",
+        "severity": "",
+        "trace": "t",
+        "receiveTimestamp": "2024-05-01T10:00:05Z",
+    }
+    entries = [plain, no_node, no_labels, vm, container(5) | {"severity": "ERROR"}]
+    path = write(tmp_path, entries)
+    found = read(path)
+    assert [type(f).__name__ for f in found] == ["LineFacts"] * len(entries)
+    for facts, entry in zip(found, entries):
+        same_facts(facts, entry)
+    assert found[3].host == "gke-c-pool-1-abc-0002" and found[3].severity == "DEFAULT"
+    store = EntryStore()
+    for facts in iter_facts(path, store):
+        store.add_facts(facts)
+    assert list(store.entries()) == sorted(entries, key=lambda e: e["timestamp"])
+
+
+@pytest.mark.parametrize(
+    "unusual",
+    [
+        {"severity": 400},  # an int severity: valid, read as a dict
+        {"textPayload": ""},  # empty: not a line (and irregular)
+        {"insertId": ""},  # given a synthetic id
+        {"jsonPayload": {"message": "x"}},
+        {"traceSampled": True},  # a field the line decoder does not know
+        {"resource": {"type": "k8s_container", "labels": {}, "x": "y"}},  # an unusual stream
+    ],
+)
+def test_an_entry_that_is_no_plain_line_is_read_as_a_dict(tmp_path: Path, unusual: dict) -> None:
+    entry = container(1) | unusual
+    found = read(write(tmp_path, [container(0), entry]))
+    assert type(found[1]) is EntryFacts
+    expected = json.loads(json.dumps(entry))
+    expected["insertId"] = found[1].insert_id
+    assert found[1].entry == expected
+
+
+@pytest.mark.parametrize(
+    ("broken", "message"),
+    [
+        ({"textPayload": None}, "field 'textPayload' must be a string, not NoneType"),
+        ({"logName": None}, "field 'logName' must be a string, not NoneType"),
+        ({"severity": 1e30}, "field 'severity' must be a name like ERROR, not float"),
+        ({"trace": 5}, "field 'trace' must be a string, not int"),
+        ({"timestamp": "2024-05-01"}, "is not an RFC 3339 timestamp"),
+    ],
+)
+def test_a_broken_line_is_named_as_before(tmp_path: Path, broken: dict, message: str) -> None:
+    with pytest.raises(BadInput) as raised:
+        load_bundle(write(tmp_path, [container(0), container(1) | broken]))
+    assert message in str(raised.value)

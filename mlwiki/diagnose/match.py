@@ -7,6 +7,10 @@ of written records, which `mlwiki.diagnose.continuation` joins without decoding 
 any order: nothing here depends on it. The cycle collector is paused while the pass runs
 (`collector_paused`): what it allocates is acyclic and freed by reference counting.
 
+Entries are read in batches of `BATCH`, whose message texts are matched at once first
+(`SignatureSet.clear_of`): the entries of a batch in which nothing matches need no signature
+match of their own (each is still read in order, one at a time, for everything else).
+
 Per entry the pass does a constant amount of work, and an entry that matched nothing is freed as
 soon as its turn is over: what outlives it is strings and numbers (a stream's last line, the
 store's columns), never the decoded entry. Entries freed in the order they were decoded keep the
@@ -19,6 +23,7 @@ from __future__ import annotations
 import bisect
 import gc
 import operator
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -29,7 +34,7 @@ import orjson
 from mlwiki.diagnose.progress import Progress
 from mlwiki.diagnose.signatures import RawMatch, SignatureSet
 from mlwiki.diagnose.topology import Topology
-from mlwiki.logs.entry import EntryFacts, facts_of, record_line, synthetic_insert_id
+from mlwiki.logs.entry import EntryFacts, facts_of, synthetic_insert_id
 from mlwiki.logs.namespaces import CONTROLLER_NAMESPACES, SYSTEM_NAMESPACES
 from mlwiki.logs.store import EntryStore
 from mlwiki.wiki import Symptom
@@ -188,18 +193,20 @@ class Scan:
 
     def add(self, facts: EntryFacts) -> None:
         """Read one entry (its facts: see `mlwiki.logs.entry.EntryFacts`)."""
-        self.count += 1
+        self._add_batch([facts])
+
+    def _read(self, facts: EntryFacts, clear: bool) -> None:
+        """Read one entry of a batch (`_add_batch` counted it); `clear` when its message texts
+        are known to match no signature (`SignatureSet.clear_of`)."""
         when = facts.time
         resource_type = facts.resource_type
-        kinds = self.resource_types
-        kinds[resource_type] = kinds.get(resource_type, 0) + 1
         topology = self.topology
         if topology.observe(facts) and resource_type == "k8s_container":
             # By the entry's own labels, not only by whether an event named the pod before: a
             # longer-named workload's pod (`llm-eval-…` for `llm`) is not ours in any order.
             topology.progress.observe(facts)
         elif facts.log_name.endswith("/logs/events"):
-            topology.progress.observe_event(facts.entry, when, topology.workload)
+            topology.progress.observe_event(facts.payload, when, topology.workload)
         stored = facts.index
         if stored is not None:
             self.indexed += 1
@@ -208,7 +215,7 @@ class Scan:
                 resource_type == "k8s_container" or resource_type.lower() == "k8s_container"
             ):
                 self._keep_line(facts, stored)
-        found = self.signatures.scan_all(facts)
+        found = self.signatures.scan_all(facts, clear)
         if self.store is not None:  # every page found, as a query would find it
             self.store.note_matches(
                 facts, [raw.signature.symptom for raw in found] if found else ()
@@ -248,7 +255,7 @@ class Scan:
         sets `lines_partial` (see `runs_kept`), as does a flood of records' lines beyond
         `MAX_KEPT_LINES` (memory stays bounded: the rest are read again from the store)."""
         key = (facts.pod, facts.log_name)
-        line = record_line(facts.entry)
+        line = facts.record_line()
         seen = self._previous.get(key)
         if seen is None:
             self._previous[key] = [facts.instant, stored, line, 0]
@@ -283,11 +290,29 @@ class Scan:
         """Read every entry: their facts, or LogEntry dicts (those without a timestamp are
         skipped, as a store skips them)."""
         with collector_paused():
+            batch: list[EntryFacts] = []
             for item in entries:
                 facts = item if isinstance(item, EntryFacts) else facts_of(item)
                 if facts is not None:
-                    self.add(facts)
+                    batch.append(facts)
+                    if len(batch) == BATCH:
+                        self._add_batch(batch)
+                        batch = []
+            self._add_batch(batch)
         return self
+
+    def _add_batch(self, batch: list[EntryFacts]) -> None:
+        """Read `batch`'s entries in order, their texts matched all at once first (module
+        docstring): in a run of healthy lines no entry's texts then need a set match."""
+        if not batch:
+            return
+        self.count += len(batch)
+        kinds = self.resource_types
+        for kind, count in Counter(map(_RESOURCE_TYPE, batch)).items():
+            kinds[kind] = kinds.get(kind, 0) + count
+        read = self._read
+        for facts, clear in zip(batch, self.signatures.clear_of(batch)):
+            read(facts, clear)
 
     def finish(self) -> None:
         """Fill in what needed the whole pass: pod → node for hits on pod events, the node a
@@ -390,6 +415,8 @@ class Scan:
 
 
 AUTOSCALER_LOG = "cluster-autoscaler-visibility"
+BATCH = 256  # entries whose message texts are matched at once (`SignatureSet.clear_of`)
+_RESOURCE_TYPE = operator.attrgetter("resource_type")
 # Nanoseconds between two lines of one write: the logging agent stamps each line of a container
 # as it reads it (see `mlwiki.diagnose.continuation`).
 JOIN_NS = 2_000_000

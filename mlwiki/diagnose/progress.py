@@ -34,12 +34,17 @@ class StepLine:
     count: int = 0
     first: tuple[float, int] = (float("inf"), 0)  # (time, step) of the earliest line
     last: tuple[float, int] = (float("-inf"), 0)  # (time, step) of the latest line
-    last_entry: Optional[dict[str, Any]] = None
+    last_facts: Optional[EntryFacts] = None  # of the latest line (its entry decoded if asked)
     last_text: str = ""
     slots: set[int] = field(default_factory=set)  # STEP_BUCKET-second slots holding a line
     steps: set[int] = field(default_factory=set)  # distinct step numbers seen (≤ MAX_STEPS)
     _cadence: Optional[tuple[Optional[int]]] = None  # `cadence`, until the next new step
     _buckets: Optional[Slots] = None  # `buckets`, until the next new slot
+
+    @property
+    def last_entry(self) -> Optional[dict[str, Any]]:
+        """The latest line's entry."""
+        return None if self.last_facts is None else self.last_facts.entry
 
     @property
     def buckets(self) -> Slots:
@@ -94,12 +99,13 @@ class Progress:
     finished_at: float = float("-inf")  # latest successful completion of the workload's Job(Set)
     _chosen: Optional[tuple[Optional[StepLine]]] = None  # step_line(), until the next line
 
-    def observe_event(self, entry: dict[str, Any], when: float, workload: Optional[str]) -> None:
+    def observe_event(
+        self, payload: Optional[dict[str, Any]], when: float, workload: Optional[str]
+    ) -> None:
         """Note a Kubernetes event saying the workload's JobSet or one of its Jobs completed: a
         run that finished after its last step line did not hang (an evaluation or upload phase
         after training prints no steps)."""
-        payload = entry.get("jsonPayload")
-        if not workload or not isinstance(payload, dict):
+        if not workload or payload is None:
             return
         if payload.get("reason") not in COMPLETION_REASONS:
             return
@@ -149,7 +155,7 @@ class Progress:
             line.first = point
         if point > line.last:
             line.last = point
-            line.last_entry, line.last_text = facts.entry, quote_of(text, *match.span())
+            line.last_facts, line.last_text = facts, quote_of(text, *match.span())
 
     def _line(self, raw: str) -> Optional[StepLine]:
         """The template's line of a raw prefix not met yet (None: too many templates)."""

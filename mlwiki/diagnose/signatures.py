@@ -27,6 +27,15 @@ page matches only the kind and another page of the same role matches the message
 message names the cause — a system event recorded as `compute.instances.preempted` whose status
 says "Instance terminated during Compute Engine maintenance." is host maintenance.
 
+The pass first matches a batch of entries' message texts at once (`clear_of`): joined by line
+breaks, they are searched by the same set, and by a small set of the signatures holding `^` or
+`$` compiled in multi-line mode (there `^` and `$` also hold at each joined text's ends, where
+they held in the text alone; `\\b` sees a line break as it sees a text's edge), so a signature
+that matches one of the texts alone matches the joined ones. When nothing matches, no entry of
+the batch needs a set match of its own (most batches of a healthy run: one set match per
+batch instead of one per text); else each is matched on its own as above. A text holding a
+line break (see below) and an entry of unusual shape are always matched on their own.
+
 A message text holding line breaks is matched a second time in its flowed view (every run of
 whitespace with a line break read as one space: a wrapped message as the line it was, see
 `mlwiki.diagnose.flowed`), for the pages the text as written did not match; the quote is the
@@ -36,7 +45,8 @@ written line(s) holding the match.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Iterator
+import re
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
@@ -55,7 +65,10 @@ KIND_FIELDS = frozenset({"protoPayload.methodName", "jsonPayload.reason"})
 MAX_QUOTE = 2000  # characters; a longer matching line is cut around the match
 MAX_PLANS = 4096  # distinct (field, signatures found) pairs a set remembers, per table
 LONG_PATTERN = 2000  # characters; a longer signature is compiled to be checked (`_checked`)
-NAMED, PLAIN = "named", "plain"  # a valid pattern's verdict: it has named groups, or none
+NAMED, PLAIN = "named", "plain"
+_NOT_MULTILINE = re.compile(
+    r"\(\?[a-zA-Z]*-[a-zA-Z]*m"
+)  # a flag group turning `m` off  # a valid pattern's verdict: it has named groups, or none
 
 
 @dataclass(frozen=True)
@@ -204,6 +217,7 @@ class SignatureSet:
         self._pages: dict[tuple[Optional[str], tuple[int, ...]], frozenset[str]] = {}
         # The fields a regular entry's texts do not answer for (read from the entry itself).
         self._other_fields = [(k, g) for k, g in self._fields if k not in MESSAGE_FIELDS]
+        self._others_of: dict[frozenset[str], bool] = {}  # see `_others_in`
 
     def __len__(self) -> int:
         return sum(len(group.members) for group in self._sets.values())
@@ -213,7 +227,55 @@ class SignatureSet:
         facts = facts_of(entry)
         return self.specific(self.scan_all(facts)) if facts is not None else []
 
-    def scan_all(self, facts: EntryFacts) -> list[RawMatch]:
+    def clear_of(self, batch: list[EntryFacts]) -> list[bool]:
+        """For each entry of `batch`, whether its message texts match no signature of the text
+        set, learned for all of them at once (`scan_all`'s `clear`): their texts joined by line
+        breaks are matched once (module docstring). An irregular entry, or one whose texts hold
+        a line break (matched in its flowed view too), is never clear."""
+        texts = [text for facts in batch if facts.regular for _, text in facts.texts]
+        joined = "\n".join(texts)
+        if texts and joined.count("\n") >= len(texts):  # a text holds a line break: which?
+            texts, clear = [], []
+            for facts in batch:
+                own = [text for _, text in facts.texts]
+                fits = facts.regular and not any("\n" in text for text in own)
+                clear.append(fits)
+                if fits:
+                    texts.extend(own)
+            joined = "\n".join(texts)
+        else:
+            clear = [facts.regular for facts in batch]
+        precheck = self._precheck
+        if texts and (precheck is None or precheck(joined.encode())):
+            return [False] * len(batch)  # a match somewhere: each entry is scanned on its own
+        return clear
+
+    @functools.cached_property
+    def _precheck(self) -> Optional[Callable[[bytes], bool]]:
+        """Whether some signature of the text set matches somewhere in texts joined by line
+        breaks, true at least whenever one matches one of the texts alone; None when the set's
+        patterns cannot promise that (a `\\A` or `\\z`, a `-m` flag). The text set itself
+        answers for the patterns without `^` or `$` (a match in one text is a match in the
+        joined ones: `\\b` sees a line break as it sees the text's edge); a small set of the
+        others, compiled in multi-line mode (`^` and `$` at each text's ends too), for the rest."""
+        members = self._texts.members
+        if any(
+            "\\A" in m.pattern or "\\z" in m.pattern or _NOT_MULTILINE.search(m.pattern)
+            for m in members
+        ):
+            return None
+        anchored = [m for m in members if "^" in m.pattern.replace("[^", "[") or "$" in m.pattern]
+        texts = self._match_texts
+        if not anchored:
+            return lambda data: bool(texts(data))
+        lines = re2.Set.SearchSet(self._texts.options)
+        for member in anchored:
+            lines.Add("(?m)" + member.pattern)
+        lines.Compile()
+        match_lines = _set_match(lines)
+        return lambda data: bool(texts(data) or match_lines(data))
+
+    def scan_all(self, facts: EntryFacts, clear: bool = False) -> list[RawMatch]:
         """Every signature found in the texts the pass already read, catch-all pages included
         (`specific` drops them where a specific page matched too); a signature field of unusual
         shape makes the entry irregular (see `EntryFacts.regular`).
@@ -222,11 +284,18 @@ class SignatureSet:
         default signatures and those of the message fields (each answering for its own field
         only): one set match per text. The default signatures' matches come first, then each
         field's in the order of the fields, as the per-field sets (which read entries of an
-        unusual shape) would find them."""
+        unusual shape) would find them. `clear` says that `clear_of` found none of them in the
+        texts: only the other fields are read."""
         found: list[RawMatch] = []
         by_field: dict[str, list[RawMatch]] = {}
         regular = facts.regular
-        if regular:
+        if clear:
+            # Only the other fields can match, and an entry of known fields may have none of
+            # them (a text line: `EntryFacts.fields`).
+            fields = facts.fields
+            if fields is not None and not self._others_in(fields):
+                return found
+        elif regular:
             matcher, fields = self._match_texts, self._text_fields
             members, default = self._texts.members, len(self._default.members)
             plans = self._plans
@@ -254,21 +323,29 @@ class SignatureSet:
         else:
             for name, text in facts.texts:
                 found.extend(_scan_text(self._default, name, text))
-        entry = facts.entry
         # Without a field match in the texts, only the other fields can add one.
         for key, group in self._fields if by_field or not regular else self._other_fields:
             if key in MESSAGE_FIELDS and facts.regular:
                 found.extend(by_field.get(key, ()))  # already matched, with the texts
                 continue
-            if entry.get(group.path[0]) is None:
+            if facts.top(group.path[0]) is None:
                 continue  # the object the field is in is missing: so is the field
-            plain, value = field_value(entry, group.path)
+            plain, value = field_value(facts.entry, group.path)
             if not plain:
                 facts.regular = False
             if value is not None:
                 for text in _field_strings(value):
                     found.extend(_scan_text(group, key, text))
         return found
+
+    def _others_in(self, fields: frozenset[str]) -> bool:
+        """Whether a field set other than the message texts' is in an object among `fields`."""
+        known = self._others_of.get(fields)
+        if known is None:
+            known = self._others_of[fields] = any(
+                group.path[0] in fields for _, group in self._other_fields
+            )
+        return known
 
     def _match_flowed(
         self,

@@ -8,11 +8,18 @@ entry boundaries without decoding the text in Python:
 - a JSON array written with indentation (what gcloud and `json.dumps(indent=…)` write): an entry
   opened by `{` after a newline and some indentation ends at the first `}` after a newline and
   the same indentation (nested objects are indented deeper, strings hold no raw newline).
-Each entry's bytes are decoded on their own by orjson, its timestamp parsed once, its stream
-looked up (`mlwiki.logs.entry.stream_of`: the resource and labels of a stream already seen of
-the usual shape are not checked again) and its byte offset kept (`RawEntry`'s third item), so
-the entry store can keep an offset into the file instead of a copy; for the diagnosis'
-pass (`iter_facts`) the splitter makes each entry's `EntryFacts` itself. Anything else (a minified array, an entry that does not decode where the layout says it
+Each entry's bytes are decoded on their own, its timestamp parsed once, its stream looked up
+(`mlwiki.logs.entry.stream_of`: the resource and labels of a stream already seen of the usual
+shape are not checked again) and its byte offset kept (`RawEntry`'s third item), so the entry
+store can keep an offset into the file instead of a copy; for the diagnosis' pass
+(`iter_facts`) the splitter makes each entry's `EntryFacts` itself. There, in a plain file, a
+text line (most entries of every bundle: a container's printed line) is decoded by msgspec
+into a typed struct of only the fields it may have (`_Line`), its resource and labels left as
+bytes that name its stream (a dictionary lookup per line; a stream's bytes decoded once), and
+no dict is built (`LineFacts`: the entry is decoded by orjson only when asked for, as a matched
+line is); an entry that is not such a line (a payload, another field, a type `_Line` does not
+take) is decoded by orjson into a dict as before, so both read the same facts and refuse the
+same input with the same message. Anything else (a minified array, an entry that does not decode where the layout says it
 ends) is read from that point on by a streaming JSON decoder over the text, which also names
 the line of a syntax error. A read may end anywhere, between two entries too: the bytes the
 split looks at next (the separator `},\n  {`, the line break and indentation before an entry)
@@ -38,11 +45,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any, Optional, Union
 
+import msgspec
 import orjson
 
 from mlwiki.errors import BadInput
 from mlwiki.logs import limits
-from mlwiki.logs.entry import EntryFacts, Stream, stream_of
+from mlwiki.logs.entry import EntryFacts, LineFacts, Stream, entry_host, stream_of
 from mlwiki.logs.report import SourceReport
 from mlwiki.logs.store import EntryStore
 from mlwiki.timewindow import Window, parse_timestamp_ns, timestamp_ns
@@ -85,6 +93,62 @@ def bundle_files(path: Path) -> list[Path]:
     if not files:
         raise BadInput(f"--bundle: no log files (*.json, *.jsonl, optionally .gz) in {path}")
     return files
+
+
+class _Line(msgspec.Struct, forbid_unknown_fields=True, gc=False):
+    """A text line's LogEntry as the line decoder reads it (`_Splitter._line`): the fields
+    `limits.flat` vouches for (`entry.LINE_FIELDS`), each a string (a missing one is UNSET; a
+    null, a number or any other field is a decoding error), the resource and the labels left
+    as their JSON bytes (a stream already seen is known by them)."""
+
+    textPayload: Union[str, msgspec.UnsetType] = msgspec.UNSET
+    timestamp: Union[str, msgspec.UnsetType] = msgspec.UNSET
+    insertId: Union[str, msgspec.UnsetType] = msgspec.UNSET
+    logName: Union[str, msgspec.UnsetType] = msgspec.UNSET
+    severity: Union[str, msgspec.UnsetType] = msgspec.UNSET
+    receiveTimestamp: Union[str, msgspec.UnsetType] = msgspec.UNSET
+    trace: Union[str, msgspec.UnsetType] = msgspec.UNSET
+    spanId: Union[str, msgspec.UnsetType] = msgspec.UNSET
+    resource: msgspec.Raw = msgspec.Raw()
+    labels: msgspec.Raw = msgspec.Raw()
+
+
+_read_line = msgspec.json.Decoder(_Line).decode
+# What the line decoder refuses: the entry is then read as a dict (`_Splitter._decode`).
+_NOT_A_LINE = (msgspec.DecodeError, msgspec.ValidationError, RecursionError)
+# (logName, resource bytes, labels bytes) → the stream and the host of a text line of that
+# stream (`_Splitter._line`): only usual streams, at most `entry.MAX_STREAMS`.
+_LINE_STREAMS: dict[tuple[Any, bytes, bytes], tuple[Stream, Optional[str]]] = {}
+
+
+def _line_stream(
+    log_name: Any, resource: bytes, labels: bytes
+) -> Optional[tuple[Stream, Optional[str]]]:
+    """The stream and host of a text line of a stream not in `_LINE_STREAMS` whose resource
+    and labels are these JSON bytes (b"" when missing), kept there when they are of the usual
+    shape (`Stream.usual`); None when they are not."""
+    fields: dict[str, Any] = {} if log_name is msgspec.UNSET else {"logName": log_name}
+    try:
+        if resource:
+            fields["resource"] = orjson.loads(resource)
+        if labels:
+            fields["labels"] = orjson.loads(labels)
+    except orjson.JSONDecodeError:
+        return None
+    if type(fields.get("resource", {})) is not dict or type(fields.get("labels", {})) is not dict:
+        return None
+    stream = stream_of(fields)
+    if not stream.usual:
+        return None
+    # A line has no payload: its host is the stream's, or else what its labels say.
+    known = (stream, stream.host if stream.host is not None else entry_host(fields))
+    if len(_LINE_STREAMS) >= MAX_LINE_STREAMS:
+        _LINE_STREAMS.clear()
+    _LINE_STREAMS[log_name, resource, labels] = known
+    return known
+
+
+MAX_LINE_STREAMS = 1 << 13
 
 
 # One entry of a bundle file, decoded and checked: the dict, its instant (nanoseconds) and, in a
@@ -148,6 +212,8 @@ class _Splitter:
         self.base = 0
         self.eof = False
         self._resume = 0  # where `_array` goes on after `_indented` (see there)
+        # Text lines are read without a dict where the store keeps entries by offset.
+        self.lines = number is not None and seekable
 
     # ---- the buffer -----------------------------------------------------------------------
 
@@ -197,6 +263,10 @@ class _Splitter:
         there and names the problem). The entry's stream is looked up first: a stream already
         seen of the usual shape stands for that part of the check."""
         raw = self.buffer[start:end]
+        if self.lines:
+            facts = self._line(raw, start)
+            if facts is not None:
+                return facts
         entry = orjson.loads(raw)
         if type(entry) is dict:
             stamp = entry.get("timestamp")
@@ -219,6 +289,41 @@ class _Splitter:
             return entry, instant, offset, end - start
         location = None if offset is None else (self.number, offset, end - start)
         return EntryFacts(entry, instant, location, stream)  # type: ignore[arg-type]
+
+    def _line(self, raw: bytes, start: int) -> Optional[LineFacts]:
+        """The facts of the text line in `raw` (at `buffer[start]`), read without a dict; None
+        when it is not one (see `LineFacts`) or not of the usual shape: `_decode` then reads it
+        as every other entry. Every field `limits` checks is a string by its type in `_Line`,
+        the timestamp is parsed, the stream is a usual one (string maps: nothing nests), and
+        the decoder refuses lone surrogates, so nothing is left to check."""
+        try:
+            line = _read_line(raw)
+        except _NOT_A_LINE:
+            return None
+        text, stamp, insert_id = line.textPayload, line.timestamp, line.insertId
+        if not text or not insert_id or stamp is msgspec.UNSET:
+            return None
+        instant = parse_timestamp_ns(stamp)  # type: ignore[arg-type]
+        if instant is None:
+            return None
+        log_name, resource, labels = line.logName, bytes(line.resource), bytes(line.labels)
+        known = _LINE_STREAMS.get((log_name, resource, labels))
+        if known is None:
+            known = _line_stream(log_name, resource, labels)
+            if known is None:
+                return None
+        severity = line.severity
+        return LineFacts(
+            raw,
+            text,  # type: ignore[arg-type]
+            stamp,  # type: ignore[arg-type]
+            instant,
+            insert_id,  # type: ignore[arg-type]
+            severity if severity else "DEFAULT",  # type: ignore[arg-type]
+            known[0],
+            known[1],
+            (self.number, self.base + start, len(raw)),  # type: ignore[arg-type]
+        )
 
     def entries(self) -> Iterator[Any]:
         position = self._skip_space(0)

@@ -6,7 +6,9 @@ so that a bundle is diagnosed exactly like the same entries served by Cloud Logg
 The single pass reads each entry once (`EntryFacts`), and what an entry shares with the other
 entries of its stream — its `logName`, `resource` and `labels`, and the host and pod they name —
 once per stream (`Stream`, `stream_of`): a container's thousands of lines carry the same dozen
-labels. A stream is found by those raw values and checked equal to them, never guessed.
+labels. A stream is found by those raw values and checked equal to them, never guessed. A
+bundle's text lines are read without a dict at all (`LineFacts`, made by `mlwiki.logs.bundle`:
+the facts of a line are its text, timestamp, insertId, severity and stream).
 """
 
 from __future__ import annotations
@@ -485,6 +487,17 @@ class EntryFacts:
         pod = stream.pod
         self.pod: Optional[str] = pod if pod is not None else entry_pod(entry)
 
+    # The top-level fields the entry may have, when known (None: any).
+    fields: Optional[frozenset[str]] = None
+
+    def top(self, name: str) -> Any:
+        """The entry's top-level field `name` (None when missing)."""
+        return self.entry.get(name)
+
+    def record_line(self) -> tuple[str, str]:
+        """`record_line` of the entry."""
+        return record_line(self.entry)
+
 
 def facts_of(
     entry: dict[str, Any], location: Optional[tuple[int, int, int]] = None
@@ -492,3 +505,82 @@ def facts_of(
     """The facts of one LogEntry dict, or None when it has no RFC 3339 `timestamp`."""
     instant = timestamp_ns(entry.get("timestamp"))
     return None if instant is None else EntryFacts(entry, instant, location)
+
+
+# The slot that holds an EntryFacts' entry dict: a LineFacts fills it on first use.
+_ENTRY_SLOT = EntryFacts.__dict__["entry"]
+# The fields a LineFacts' entry may have (`mlwiki.logs.bundle`'s line decoder refuses any
+# other): what `limits.flat` vouches for, a container's text line.
+LINE_FIELDS = frozenset(
+    {
+        "insertId",
+        "logName",
+        "timestamp",
+        "receiveTimestamp",
+        "trace",
+        "spanId",
+        "textPayload",
+        "severity",
+        "resource",
+        "labels",
+    }
+)
+
+
+class LineFacts(EntryFacts):
+    """The facts of a text line read from a bundle without decoding it into a dict: an entry of
+    only `LINE_FIELDS`, every one a string but the stream's usual resource and labels, with a
+    non-empty `textPayload` and an `insertId` (what every container line is). They are those
+    `EntryFacts(entry, …)` would read from that entry; the entry itself is decoded from its
+    bytes (`raw`) only when asked for — a matched line, the step line last seen — and then
+    kept."""
+
+    __slots__ = ("raw",)
+    fields = LINE_FIELDS
+
+    def __init__(
+        self,
+        raw: bytes,
+        text: str,
+        timestamp: str,
+        instant: int,
+        insert_id: str,
+        severity: str,
+        stream: Stream,
+        host: Optional[str],
+        location: tuple[int, int, int],
+    ) -> None:
+        self.raw = raw
+        self.instant = instant
+        self.time = instant / 1e9
+        self.timestamp = timestamp
+        self.location = location
+        self.index = None
+        self.insert_id = insert_id
+        self.stream = stream
+        self.log_name = stream.log_name
+        self.resource_type = stream.resource_type
+        self.resource_labels = stream.resource_labels
+        self.labels = stream.labels
+        self.severity = severity
+        self.regular = stream.regular
+        self.payload = None
+        self.texts = [("textPayload", text)]
+        self.message = text
+        self.host = host
+        self.pod = stream.pod
+
+    @property  # type: ignore[override]
+    def entry(self) -> dict[str, Any]:  # type: ignore[override]
+        try:
+            return _ENTRY_SLOT.__get__(self)  # type: ignore[no-any-return]
+        except AttributeError:
+            entry = orjson.loads(self.raw)
+            _ENTRY_SLOT.__set__(self, entry)
+            return entry  # type: ignore[no-any-return]
+
+    def top(self, name: str) -> Any:
+        return self.entry.get(name) if name in LINE_FIELDS else None
+
+    def record_line(self) -> tuple[str, str]:
+        return "textPayload", self.message  # type: ignore[return-value]
