@@ -82,6 +82,7 @@ from mlwiki.diagnose.match import (
     hit_order,
 )
 from mlwiki.diagnose.signatures import MAX_QUOTE, RawMatch
+from mlwiki.diagnose.unwrapped import unwrapped
 from mlwiki.logs.entry import entry_text, facts_of, record_line
 from mlwiki.logs.query import compile_filter, quote
 from mlwiki.logs.store import EntryStore
@@ -237,14 +238,15 @@ def _match_record(
     its own was the pass's to find, and to drop); `entry_at` reads a line's entry by its store
     index (a new hit cites it), `insert_id` its insertId (read only for a record that has hits)."""
     signatures = scan.signatures
-    lines = [line[2] for line in record]
-    joined = "\n".join(lines)
+    lines = [line[2] for line in record]  # as written: what quotes and excerpts are cut from
+    texts = _unwrapped_lines(lines)
+    joined = "\n".join(texts)
     matched = {hit.symptom for hit in inside}
     # Set matches first (no span read): the pages the record as written or flowed holds that no
     # hit of its lines names, less those one line holds on its own.
     field = record[0][1]
     new = (signatures.pages(joined, field) | signatures.pages(flowed_text(joined), field)) - matched
-    for _, _, text, found in record:
+    for (_, _, _, found), text in zip(record, texts):
         if not new:
             break
         if found is not None:  # only a line the pass matched holds a page on its own
@@ -265,7 +267,7 @@ def _match_record(
     for hit in sorted(inside, key=lambda h: (position[h.insert_id], h.symptom)):
         by_page.setdefault((hit.symptom, tuple(sorted(hit.captures.items()))), []).append(hit)
     kept = [hits[-1] if page in generic else hits[0] for (page, _), hits in by_page.items()]
-    starts = list(accumulate((len(text) + 1 for text in lines[:-1]), initial=0))
+    starts = list(accumulate((len(text) + 1 for text in texts[:-1]), initial=0))
     # A root page inside a cascade record is never a root cause (as for one entry: `match.Scan`).
     cascade = any(h.role == CASCADE for h in inside) or any(
         m.signature.role == CASCADE for m in found
@@ -280,7 +282,9 @@ def _match_record(
         last = bisect.bisect_right(starts, start + len(raw.quote) - 1) - 1
         if start < 0 or first == last:
             continue
-        hit = _hit(scan, entry_at(record[last][0]), raw, cascade)
+        # The decisive line's own text when it was unwrapped: a quote is the entry's, verbatim.
+        written = lines[last] if texts[last] is not lines[last] else None
+        hit = _hit(scan, entry_at(record[last][0]), raw, cascade, written)
         if hit is not None:
             extra.append(hit)
     standing = kept + extra
@@ -295,9 +299,16 @@ def _match_record(
     return [h for h in kept if id(h) in chosen], [h for h in extra if id(h) in chosen]
 
 
-def _hit(scan: Scan, entry: dict[str, Any], raw: RawMatch, cascade: bool) -> Optional[Hit]:
+def _hit(
+    scan: Scan,
+    entry: dict[str, Any],
+    raw: RawMatch,
+    cascade: bool,
+    written: Optional[str] = None,
+) -> Optional[Hit]:
     """The hit of a page only a record's joined text matches, cited by its decisive line's
-    entry (kept with the pass's matched entries)."""
+    entry (kept with the pass's matched entries) and quoting that line: its part of the match,
+    or the line as `written` when the match was read in its unwrapped view."""
     facts = facts_of(entry)
     if facts is None:  # cannot happen: the store keeps only entries with a timestamp
         return None
@@ -308,10 +319,20 @@ def _hit(scan: Scan, entry: dict[str, Any], raw: RawMatch, cascade: bool) -> Opt
         raw,
         time=facts.time,
         host=facts.host or (scan.topology.node_of(facts.pod) if facts.pod else None),
-        quote=raw.quote.rsplit("\n", 1)[-1],
+        quote=raw.quote.rsplit("\n", 1)[-1] if written is None else written[:MAX_QUOTE],
         resource_type=facts.resource_type,
         cascade=cascade,
     )
+
+
+def _unwrapped_lines(lines: list[str]) -> list[str]:
+    """Each line of a record in its unwrapped view (`mlwiki.diagnose.unwrapped`: a launcher's or
+    runtime's prefix on every line, escapes, CRLF ends), the line itself when nothing applies."""
+    texts = []
+    for line in lines:
+        view = unwrapped(line)
+        texts.append(line if view is None else view.text)
+    return texts
 
 
 def read_records(scan: Scan, store: EntryStore) -> None:

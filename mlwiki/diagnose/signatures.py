@@ -31,6 +31,13 @@ A message text holding line breaks is matched a second time in its flowed view (
 whitespace with a line break read as one space: a wrapped message as the line it was, see
 `mlwiki.diagnose.flowed`), for the pages the text as written did not match; the quote is the
 written line(s) holding the match.
+
+A message text that logging wrapped (terminal escapes, a CRLF line end, typographic quotes, tabs,
+an escaped string, a launcher's, runtime's or logger's prefix: `mlwiki.diagnose.unwrapped`) is
+matched a second time in its unwrapped view, for the pages neither view above matched: against
+every message-text signature, or, when only prefixes were taken off, against those anchored at a
+line start alone (the only ones a prefix can hide a message from). The quote is the written
+line(s) holding the match, as for the flowed view.
 """
 
 from __future__ import annotations
@@ -38,12 +45,14 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, Optional, Union
 
 import re2
 
 from mlwiki.diagnose.flowed import Flowed, flowed, flowed_text
 from mlwiki.diagnose.flowed import span as written_span
+from mlwiki.diagnose.unwrapped import Unwrapped, line_anchored, unwrapped
+from mlwiki.diagnose.unwrapped import span as unwrapped_span
 from mlwiki.logs.entry import EntryFacts, facts_of, field_value, split_path
 from mlwiki.wiki import EXPLAINING_ROLES, MESSAGE_FIELDS, Symptom
 from mlwiki.wiki_cache import signature_verdicts
@@ -197,6 +206,14 @@ class SignatureSet:
                 self._texts.members.extend(group.members)
                 self._text_fields.extend([key] * len(group.members))
         self._match_texts = _set_match(self._texts.matcher)
+        # The message-text signatures a prefix can break (`unwrapped.line_anchored`): the set an
+        # unwrapped view that only lost prefixes is matched against, by index into `_texts`.
+        self._anchored_index = [
+            i for i, m in enumerate(self._texts.members) if line_anchored(m.pattern)
+        ]
+        self._anchored = _FieldSet(
+            [], options, [self._texts.members[i] for i in self._anchored_index]
+        )
         # (text field, the set's answer) → what to do with it: a run's matching lines are of a
         # few kinds (every survivor's abort banner), found by the same few signatures.
         self._plans: dict[tuple[str, tuple[int, ...]], tuple[_Plan, _Plan]] = {}
@@ -235,6 +252,9 @@ class SignatureSet:
                 indices = matcher(data)
                 if "\n" in text:  # a wrapped message: its flowed view (module docstring)
                     self._match_flowed(name, text, indices, found, by_field)
+                view = unwrapped(text)
+                if view is not None:  # a wrapped line: its unwrapped view (module docstring)
+                    self._match_unwrapped(name, text, view, indices, found, by_field)
                 if not indices:
                     continue
                 key = (name, tuple(indices))
@@ -295,16 +315,67 @@ class SignatureSet:
         if field:
             by_field.setdefault(name, []).extend(_matches(members, field, name, text, data, view))
 
+    def _unwrapped_indices(
+        self, view: Unwrapped, field: Optional[str], known: set[str]
+    ) -> list[int]:
+        """The message-text signatures (indices into `_texts`) of the `field` the text is from
+        that `view` matches, of pages not in `known`: all of them, or only the line-anchored
+        ones when the view only lost prefixes (module docstring)."""
+        data = view.text.encode()
+        members, fields = self._texts.members, self._text_fields
+        if view.prefixes_only:
+            if not self._anchored_index:
+                return []
+            found = [self._anchored_index[i] for i in self._anchored.matcher.Match(data) or ()]
+        else:
+            found = list(self._texts.matcher.Match(data) or ())
+        return sorted(
+            i
+            for i in found
+            if (fields[i] is None or fields[i] == field) and members[i].symptom not in known
+        )
+
+    def _match_unwrapped(
+        self,
+        name: str,
+        text: str,
+        view: Unwrapped,
+        written: Optional[list[int]],
+        found: list[RawMatch],
+        by_field: dict[str, list[RawMatch]],
+    ) -> None:
+        """Add the matches of `text`'s unwrapped view of the pages neither the text as written
+        (its set's `written` indices) nor its flowed view (already in `found`) matched."""
+        members, fields = self._texts.members, self._text_fields
+        known = {members[i].symptom for i in written or ()}
+        known.update(m.signature.symptom for m in found)
+        known.update(m.signature.symptom for m in by_field.get(name, ()))
+        more = self._unwrapped_indices(view, name, known)
+        if not more:
+            return
+        data = view.text.encode()
+        own = [i for i in more if fields[i] is None]
+        field = [i for i in more if fields[i] == name]
+        found.extend(_matches(members, own, name, text, data, view))
+        if field:
+            by_field.setdefault(name, []).extend(_matches(members, field, name, text, data, view))
+
     def explains(self, role: str, quote: str) -> bool:
         """Whether a specific page's match of `role`, quoted `quote`, explains a catch-all match
         of the same text or record (module docstring): a root or cascade does; a symptom or
-        consequence only when a catch-all signature matches its own quoted line(s) too."""
+        consequence only when a catch-all signature matches its own quoted line(s) too, as
+        written or unwrapped (`mlwiki.diagnose.unwrapped`)."""
         if role in EXPLAINING_ROLES:
             return True
         if self._catch_all is None:
             members = [m for m in self._default.members if m.symptom in self.generic]
             self._catch_all = _compiled_set(members, re2.Options()) if members else False
-        return bool(self._catch_all and self._catch_all.Match(quote.encode()))
+        if not self._catch_all:
+            return False
+        if self._catch_all.Match(quote.encode()):
+            return True
+        view = unwrapped(quote)  # a prefixed or coloured line: as the program wrote it
+        return view is not None and bool(self._catch_all.Match(view.text.encode()))
 
     def without_explained(self, found: list[RawMatch]) -> list[RawMatch]:
         """`found` (of one text) without its catch-all matches when a specific match in it
@@ -416,6 +487,12 @@ class SignatureSet:
         if wanted:
             view = flowed(text)
             found.extend(_matches(members, wanted, name, text, view_data, view))
+        # A wrapped line: its unwrapped view (see the module docstring).
+        unwrapped_view = unwrapped(text)
+        if unwrapped_view is not None:
+            more = self._unwrapped_indices(unwrapped_view, field, symptoms | set(known))
+            data = unwrapped_view.text.encode()
+            found.extend(_matches(members, more, name, text, data, unwrapped_view))
         return self.without_explained(found)
 
 
@@ -488,7 +565,7 @@ def _matches(
     name: str,
     text: str,
     data: bytes,
-    view: Optional[Flowed] = None,
+    view: Optional[Union[Flowed, Unwrapped]] = None,
 ) -> Iterator[RawMatch]:
     """One match per symptom: the captures of all its signatures found in the text, merged.
 
@@ -497,8 +574,9 @@ def _matches(
     named groups of every matching signature are kept (the first value of each name wins).
     Each signature runs once, on the text's UTF-8 bytes (`data`, encoded once for all of them);
     its byte span is the text's character span when the text is ASCII, and is converted
-    otherwise. With `view`, `data` is the text's flowed view (`mlwiki.diagnose.flowed`): each
-    span is mapped back to the text as written, which the quote is cut from. A signature without
+    otherwise. With `view`, `data` is the text's flowed or unwrapped view
+    (`mlwiki.diagnose.flowed`, `mlwiki.diagnose.unwrapped`): each span is mapped back to the
+    text as written, which the quote is cut from. A signature without
     named groups in a text of one line (not cut for length) is not run again: the set already
     proved it matches, and whatever its span the quote is the whole text.
     """
@@ -519,7 +597,9 @@ def _matches(
         start, end = match.span()
         if not ascii_text:
             start, end = len(data[:start].decode()), len(data[:end].decode())
-        if view is not None:
+        if isinstance(view, Unwrapped):
+            start, end = unwrapped_span(view, start, end)
+        elif view is not None:
             start, end = written_span(view, start, end)
         found.setdefault(signature.symptom, []).append((signature, captures, (start, end)))
     for matches in found.values():
