@@ -22,6 +22,10 @@ one rule wherever the two meet — one entry, one written record, lines of a str
   under the traceback, a status row — and is no rival: both stand, and the catch-all stays the
   record's root (a root and a symptom answer different questions).
 
+A signature bound to `textPayload` is about what a container printed. A container whose logger
+writes JSON lines has the same text in `jsonPayload.message` (`msg`, `error`, `err`: zap, logr,
+klog's JSON), so on a `k8s_container` entry without `textPayload` those fields answer for it.
+
 An entry's kind (its audit `methodName`, its event `reason`) yields to its own message: when a
 page matches only the kind and another page of the same role matches the message text, the
 message names the cause — a system event recorded as `compute.instances.preempted` whose status
@@ -58,6 +62,13 @@ from mlwiki.wiki import EXPLAINING_ROLES, MESSAGE_FIELDS, Symptom
 from mlwiki.wiki_cache import signature_verdicts
 
 DEFAULT_FIELD = ""  # the entry's message text fields (see `entry_texts`)
+# A signature bound to `textPayload` is about what a container printed; a container whose logger
+# writes JSON lines prints it into one of these fields of `jsonPayload` instead (GKE's agent
+# parses the line), so on such a container entry they answer for `textPayload` signatures too.
+CONTAINER_TEXT = "textPayload"
+STRUCTURED_TEXT = frozenset(
+    {"jsonPayload.message", "jsonPayload.msg", "jsonPayload.error", "jsonPayload.err"}
+)
 # Fields that name what kind of record an entry is (an audit method, an event reason), not what
 # happened to this instance: the entry's own message says that (see the module docstring).
 KIND_FIELDS = frozenset({"protoPayload.methodName", "jsonPayload.reason"})
@@ -263,14 +274,24 @@ class SignatureSet:
                     ordered = sorted(indices)
                     own = [i for i in ordered if i < default]
                     field = [i for i in ordered if i >= default and fields[i] == name]
-                    plan = (_plan(members, own), _plan(members, field))
+                    # A structured container line's message answers for `textPayload` too.
+                    alias = (
+                        [i for i in ordered if i >= default and fields[i] == CONTAINER_TEXT]
+                        if name in STRUCTURED_TEXT
+                        else []
+                    )
+                    plan = (_plan(members, own), _plan(members, field), _plan(members, alias))
                     if len(plans) < MAX_PLANS:
                         plans[key] = plan
-                own_plan, field_plan = plan
+                own_plan, field_plan, alias_plan = plan
                 if own_plan is not None:
                     found.extend(_found(members, own_plan, name, text, data))
                 if field_plan is not None:
                     by_field[name] = _found(members, field_plan, name, text, data)
+                if alias_plan is not None and _structured_container(facts):
+                    by_field.setdefault(CONTAINER_TEXT, []).extend(
+                        _found(members, alias_plan, name, text, data)
+                    )
         else:
             for name, text in facts.texts:
                 found.extend(_scan_text(self._default, name, text))
@@ -494,6 +515,12 @@ class SignatureSet:
             data = unwrapped_view.text.encode()
             found.extend(_matches(members, more, name, text, data, unwrapped_view))
         return self.without_explained(found)
+
+
+def _structured_container(facts: EntryFacts) -> bool:
+    """A container line a structured logger wrote (JSON, kept as `jsonPayload`): what the
+    container printed is its message field, not `textPayload` (see `STRUCTURED_TEXT`)."""
+    return facts.resource_type == "k8s_container" and "textPayload" not in facts.entry
 
 
 def _field_strings(value: Any) -> Iterator[str]:

@@ -16,9 +16,11 @@ when a substring test or a few character comparisons say it can apply:
   space as a space (coreutils in a UTF-8 locale quotes `‘file’` where others print `'file'`).
 - **Tabs** (a text holding a tab): each read as a space (indentation and column padding written
   as tabs by Go's and Java's stack frames, tabwriter).
-- **Escaped strings** (a text holding a backslash before a quote or an `n`): a message carried as
-  a quoted value of another logger's line (klog's `err="…"`, a JSON string: Go's strconv.Quote
-  and JSON escape `"` as `\\"` and a line break as `\\n`) reads with those escapes undone.
+- **Escaped strings** (a text holding a backslash before a quote or an `n`, or `="`): a message
+  carried as a quoted value of another logger's line (klog's `err="…"`, a JSON string: Go's
+  strconv.Quote and JSON escape `"` as `\\"` and a line break as `\\n`) reads with those escapes
+  undone, and a quoted value holding a line break or keyed as an error or a message (`err=`,
+  `error=`, `msg=`, `message=`) reads as lines of its own.
 - **Envelope prefixes** at the start of each line, up to `MAX_LAYERS` of them in any order: the
   container runtime's CRI prefix (`2024-05-01T10:00:00.123456789Z stderr F `), a launcher's tag
   (torchrun's `[rank3]: `, mpirun's `[1,0]<stderr>:`, Ray's `(pid=123, ip=10.0.0.1) `), kubectl's
@@ -31,14 +33,14 @@ when a substring test or a few character comparisons say it can apply:
   that tells a warning from a failure (`W… triton_kernel_wrap.py:…] … CompilationError`) reads
   the header.
 
-Only a view that took off nothing but prefixes is matched against the signatures anchored at a
-line start alone (`line_anchored`): a pattern that finds the message anywhere in the line found
+Only the view of one line that took off nothing but prefixes is matched against the signatures
+anchored at a line start alone (`line_anchored`): a pattern that finds the message anywhere in the line found
 it in the text as written, prefix and all. A match in the view is mapped back to the text as
 written (`span`), so a quote is always an exact substring of the entry's text.
 
 What it does not undo: a logger's own format beyond the common ones above, escapes other than
-`\\"`, `\\n`, `\\t` and `\\\\`, and a line cut into pieces (a runtime's partial `P` records, a
-LogSplit): joining those is the record sweep's (`continuation`).
+`\\"`, `\\n`, `\\t` and `\\\\`, and a line cut into pieces (a runtime's partial `P` records,
+`cri_partial`; a LogSplit): joining those is the record sweep's (`continuation`).
 """
 
 from __future__ import annotations
@@ -55,6 +57,8 @@ TYPOGRAPHIC = str.maketrans(
 )
 ESCAPES = {'"': '"', "n": "\n", "t": "\t", "\\": "\\"}
 ESCAPED = re.compile(r'\\["nt\\]')
+# The keys whose quoted value is a message of its own (klog's structured `err="…"`, logfmt).
+VALUE_KEYS = ("err=", "error=", "msg=", "message=")
 QUOTED = re.compile(r'"(?:[^"\\\n]|\\.)*"')  # a double-quoted string with its escapes
 MAX_LAYERS = 3  # envelope prefixes taken off one line (a CRI prefix, a launcher's, a logger's)
 LEVELS = ("ERROR", "CRITICAL")
@@ -126,6 +130,7 @@ def unwrapped(text: str) -> Optional[Unwrapped]:
         and "\r" not in text
         and "\t" not in text
         and "\\" not in text
+        and '="' not in text
     ):
         # One plain line: at most its prefixes come off (the common case: no pieces to map).
         if text[:1] not in STARTS:
@@ -135,18 +140,17 @@ def unwrapped(text: str) -> Optional[Unwrapped]:
     escaped = ESC in text
     returns = "\r" in text
     typographic = not text.isascii() or "\t" in text
-    quoted = "\\" in text and ('\\"' in text or "\\n" in text)
+    quoted = ('="' in text) or ("\\" in text and ('\\"' in text or "\\n" in text))
     # Pieces of the written text kept, as (start, end) spans, and 1-character replacements.
     pieces: list[tuple[int, int, Optional[str]]] = []
-    stripped = partial = False
+    partial = False
     offset = 0
     for number, line in enumerate(text.split("\n")):
         if number:
             pieces.append((offset - 1, offset, None))  # the line break
         start, end = offset, offset + len(line)
         spans = _without_escapes(text, start, end) if escaped else [(start, end)]
-        spans, cut, partial = _without_prefixes(text, spans)
-        stripped = stripped or cut
+        spans, _, partial = _without_prefixes(text, spans)
         if returns:
             spans = _without_line_end(text, spans)
         for first, last in spans:
@@ -172,8 +176,24 @@ def unwrapped(text: str) -> Optional[Unwrapped]:
         view = view.translate(TYPOGRAPHIC)
     if view == text:
         return None
-    prefixes_only = stripped and not (escaped or returns or typographic or quoted)
-    return Unwrapped(view, prefixes_only, partial, tuple(at) or (0,), tuple(written) or (0,))
+    # Several lines without their prefixes may hold a wording across them that the text as
+    # written did not: only one line's view is matched against the line-anchored signatures.
+    return Unwrapped(view, False, partial, tuple(at) or (0,), tuple(written) or (0,))
+
+
+def cri_prefix_end(text: str) -> int:
+    """Where the container runtime's CRI prefix `text` starts with ends (0: it has none)."""
+    match = CRI.match(text) if text[:1].isdecimal() else None
+    return match.end() if match is not None else 0
+
+
+def cri_partial(text: str) -> bool:
+    """Whether `text` is a container runtime's partial record: a CRI prefix tagged `P` (the line
+    was longer than the runtime's buffer and the next record of the stream continues it)."""
+    if not text[:1].isdecimal() or text.find(" P ", 20, 48) < 0:
+        return False
+    match = CRI.match(text)
+    return match is not None and match[1] == "P"
 
 
 def _without_escapes(text: str, start: int, end: int) -> list[tuple[int, int]]:
@@ -233,11 +253,12 @@ def _without_line_end(text: str, spans: list[tuple[int, int]]) -> list[tuple[int
 
 def _unescaped(text: str, first: int, last: int) -> list[tuple[int, int, Optional[str]]]:
     """text[first:last] as pieces with each `\\"`, `\\n`, `\\t`, `\\\\` one replaced character; a
-    quoted string holding an escaped line break is a record of its own, so its quotes read as
-    line breaks (its lines are lines of the view)."""
+    quoted string holding an escaped line break, or the value of an error or message key
+    (`VALUE_KEYS`: klog's `err="…"`, logfmt's `msg="…"`), is a record of its own, so its quotes
+    read as line breaks (its lines are lines of the view)."""
     pieces: list[tuple[int, int, Optional[str]]] = []
     for literal in QUOTED.finditer(text, first, last):
-        if "\\n" not in literal[0]:
+        if "\\n" not in literal[0] and not text.endswith(VALUE_KEYS, first, literal.start()):
             continue
         pieces.extend(_unescape(text, first, literal.start()))
         pieces.append((literal.start(), literal.start() + 1, "\n"))
