@@ -36,6 +36,11 @@ whitespace with a line break read as one space: a wrapped message as the line it
 `mlwiki.diagnose.flowed`), for the pages the text as written did not match; the quote is the
 written line(s) holding the match.
 
+A non-ASCII message text is matched with its typographic quotes and no-break spaces read as
+their ASCII characters, one for one (coreutils and some loggers print a typographic `‘file’`
+where others print `'file'`; an exclusion such as "not followed by a double quote" must see the
+program's quote).
+
 A message text that logging wrapped (terminal escapes, a CRLF line end, typographic quotes, tabs,
 an escaped string, a launcher's, runtime's or logger's prefix: `mlwiki.diagnose.unwrapped`) is
 matched a second time in its unwrapped view, for the pages neither view above matched: against
@@ -55,7 +60,7 @@ import re2
 
 from mlwiki.diagnose.flowed import Flowed, flowed, flowed_text
 from mlwiki.diagnose.flowed import span as written_span
-from mlwiki.diagnose.unwrapped import Unwrapped, line_anchored, unwrapped
+from mlwiki.diagnose.unwrapped import TYPOGRAPHIC_ONLY, Unwrapped, line_anchored, unwrapped
 from mlwiki.diagnose.unwrapped import span as unwrapped_span
 from mlwiki.logs.entry import EntryFacts, facts_of, field_value, split_path
 from mlwiki.wiki import EXPLAINING_ROLES, MESSAGE_FIELDS, Symptom
@@ -259,7 +264,7 @@ class SignatureSet:
             members, default = self._texts.members, len(self._default.members)
             plans = self._plans
             for name, text in facts.texts:
-                data = text.encode()
+                data = text.encode() if text.isascii() else _typographic(text, facts)
                 indices = matcher(data)
                 if "\n" in text:  # a wrapped message: its flowed view (module docstring)
                     self._match_flowed(name, text, indices, found, by_field)
@@ -515,6 +520,18 @@ class SignatureSet:
             data = unwrapped_view.text.encode()
             found.extend(_matches(members, more, name, text, data, unwrapped_view))
         return self.without_explained(found)
+
+
+def _typographic(text: str, facts: EntryFacts) -> bytes:
+    """The UTF-8 bytes a non-ASCII text is matched as: with its typographic quotes and no-break
+    spaces read as ASCII (`unwrapped.TYPOGRAPHIC_ONLY`, one character for one, so spans and
+    quotes are the text's own). A signature that tells a JSON key from a word by its `"` must see
+    the program's quote, not the locale's; an entry so read is irregular, as a query's regex sees
+    the quotes as written (`EntryFacts.regular`)."""
+    read = text.translate(TYPOGRAPHIC_ONLY)
+    if read != text:
+        facts.regular = False
+    return read.encode()
 
 
 def _structured_container(facts: EntryFacts) -> bool:

@@ -52,6 +52,11 @@ from typing import NamedTuple, Optional
 ESC = "\x1b"
 # CSI sequences (colours, cursor moves), OSC sequences (titles, hyperlinks), two-byte escapes.
 ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])")
+# Typographic quotes and the no-break space as their ASCII characters (`SignatureSet` reads every
+# non-ASCII text so); the view also reads a tab as a space (`TYPOGRAPHIC`).
+TYPOGRAPHIC_ONLY = str.maketrans(
+    "\u2018\u2019\u201a\u201b\u201c\u201d\u201e\u201f\u00a0", "''''\"\"\"\" "
+)
 TYPOGRAPHIC = str.maketrans(
     "\u2018\u2019\u201a\u201b\u201c\u201d\u201e\u201f\u00a0\t", "''''\"\"\"\"  "
 )
