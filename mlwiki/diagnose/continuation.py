@@ -186,7 +186,9 @@ def gather_records(scan: Scan, store: EntryStore) -> None:
                 added.extend(extra)
     if dropped or added:
         scan.hits = sorted([h for h in scan.hits if id(h) not in dropped] + added, key=hit_order)
-    if added:  # the records' new catch-all hits meet the specific ones around them too
+    generic = scan.signatures.generic
+    if any(h.symptom in generic for h in added):
+        # The records' new catch-all hits meet the specific ones around them too.
         scan.hits = specific_in_records(scan.hits, scan.signatures)
 
 
@@ -440,11 +442,12 @@ def _hit(
 
 def _pages(signatures: SignatureSet, text: str, field: str) -> frozenset[str]:
     """The pages `text` holds as written, in its flowed view when it has line breaks, and in its
-    unwrapped view when logging wrapped it (`mlwiki.diagnose.unwrapped`): set matches only."""
+    unwrapped view when logging wrapped it (`mlwiki.diagnose.unwrapped`; a logger's header on a
+    line stays on: the pass read that line alone without it): set matches only."""
     pages = signatures.pages(text, field)
     if "\n" in text:
         pages |= signatures.pages(flowed_text(text), field)
-    view = unwrapped(text)
+    view = unwrapped(text, headers=False)
     return pages if view is None else pages | signatures.pages(view.text, field)
 
 

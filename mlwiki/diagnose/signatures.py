@@ -230,6 +230,7 @@ class SignatureSet:
         self._anchored = _FieldSet(
             [], options, [self._texts.members[i] for i in self._anchored_index]
         )
+        self._anchored_answers: dict[str, list[int]] = {}  # view text → `_anchored`'s answer
         # (text field, the set's answer) → what to do with it: a run's matching lines are of a
         # few kinds (every survivor's abort banner), found by the same few signatures.
         self._plans: dict[tuple[str, tuple[int, ...]], tuple[_Plan, _Plan]] = {}
@@ -352,7 +353,14 @@ class SignatureSet:
         if view.prefixes_only:
             if not self._anchored_index:
                 return []
-            found = [self._anchored_index[i] for i in self._anchored.matcher.Match(data) or ()]
+            # A noisy run's prefixed lines repeat (every thread's LOG(FATAL) line, its header
+            # aside): the anchored set's answer is kept per view text.
+            found = self._anchored_answers.get(view.text)
+            if found is None:
+                found = [self._anchored_index[i] for i in self._anchored.matcher.Match(data) or ()]
+                if len(self._anchored_answers) >= MAX_PLANS:
+                    self._anchored_answers.clear()
+                self._anchored_answers[view.text] = found
         else:
             found = list(self._texts.matcher.Match(data) or ())
         return sorted(

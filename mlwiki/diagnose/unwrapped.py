@@ -91,20 +91,23 @@ BASIC = re.compile(rf"{_LEVEL_WORD}:[\w.]+:")  # logging.basicConfig's default f
 STARTS = frozenset("0123456789[(EFJMASONDC")
 
 
-def _prefix_of(line: str) -> Optional[re.Pattern[str]]:
+def _prefix_of(line: str, headers: bool = True) -> Optional[re.Pattern[str]]:
     """The family of envelope prefix `line` may start with, from a few character tests, so that
-    most lines never reach a regex; None when it can start none."""
+    most lines never reach a regex; None when it can start none. Without `headers`, a logger's
+    header (glog, Python logging) is no prefix."""
     first = line[:1]
     if first.isdecimal():  # CRI's `2024-05-01T…`, Python logging's `2024-05-01 …`
         if line[4:5] != "-":
             return None
         if line[10:11] == "T":
             return CRI if " std" in line[19:40] else None
-        return COOKBOOK if line[19:20] == "," and line[23:26] == " - " else None
+        return COOKBOOK if headers and line[19:20] == "," and line[23:26] == " - " else None
     if first == "[":
         return LAUNCHER if line.startswith(("[rank", "[pod/")) or "]<std" in line[:16] else None
     if first == "(":
         return RAY if "pid=" in line[:64] else None
+    if not headers:
+        return SYSLOG if line[:3] in MONTHS and line[3:4] == " " else None
     if first in "EF" and line[1:5].isdecimal() and line[5:6] == " ":
         return GLOG
     if line[:3] in MONTHS and line[3:4] == " ":
@@ -125,9 +128,10 @@ class Unwrapped(NamedTuple):
     start: tuple[int, ...]
 
 
-def unwrapped(text: str) -> Optional[Unwrapped]:
+def unwrapped(text: str, headers: bool = True) -> Optional[Unwrapped]:
     """The unwrapped view of `text` (module docstring); None when nothing applies (the view is
-    the text). The usual line costs a few substring tests."""
+    the text). The usual line costs a few substring tests. Without `headers` a logger's header
+    stays on (a record's lines: its first line's header was read with that line alone)."""
     if (
         "\n" not in text
         and text.isascii()
@@ -140,22 +144,27 @@ def unwrapped(text: str) -> Optional[Unwrapped]:
         # One plain line: at most its prefixes come off (the common case: no pieces to map).
         if text[:1] not in STARTS:
             return None
-        end, partial = _prefix_end(text)
+        end, partial = _prefix_end(text, headers)
         return Unwrapped(text[end:], True, partial, (0,), (end,)) if end else None
     escaped = ESC in text
     returns = "\r" in text
     typographic = not text.isascii() or "\t" in text
     quoted = ('="' in text) or ("\\" in text and ('\\"' in text or "\\n" in text))
+    lines = text.split("\n")
+    if not (escaped or returns or typographic or quoted) and not any(
+        line[:1] in STARTS and _prefix_of(line, headers) is not None for line in lines
+    ):
+        return None  # lines that no step applies to (a record's, most often)
     # Pieces of the written text kept, as (start, end) spans, and 1-character replacements.
     pieces: list[tuple[int, int, Optional[str]]] = []
     partial = False
     offset = 0
-    for number, line in enumerate(text.split("\n")):
+    for number, line in enumerate(lines):
         if number:
             pieces.append((offset - 1, offset, None))  # the line break
         start, end = offset, offset + len(line)
         spans = _without_escapes(text, start, end) if escaped else [(start, end)]
-        spans, _, partial = _without_prefixes(text, spans)
+        spans, _, partial = _without_prefixes(text, spans, headers)
         if returns:
             spans = _without_line_end(text, spans)
         for first, last in spans:
@@ -188,7 +197,9 @@ def unwrapped(text: str) -> Optional[Unwrapped]:
 
 def cri_prefix_end(text: str) -> int:
     """Where the container runtime's CRI prefix `text` starts with ends (0: it has none)."""
-    match = CRI.match(text) if text[:1].isdecimal() else None
+    if not text[:1].isdecimal() or text[10:11] != "T" or " std" not in text[19:40]:
+        return 0
+    match = CRI.match(text)
     return match.end() if match is not None else 0
 
 
@@ -213,13 +224,13 @@ def _without_escapes(text: str, start: int, end: int) -> list[tuple[int, int]]:
     return spans
 
 
-def _prefix_end(line: str) -> tuple[int, bool]:
+def _prefix_end(line: str, headers: bool = True) -> tuple[int, bool]:
     """Where the envelope prefixes at the start of `line` end (0: it has none), and whether a
     CRI prefix tagged the line partial."""
     end, partial = 0, False
     rest = line
     for _ in range(MAX_LAYERS):
-        family = _prefix_of(rest)
+        family = _prefix_of(rest, headers)
         match = family.match(line, end) if family is not None else None
         if match is None:
             break
@@ -230,14 +241,14 @@ def _prefix_end(line: str) -> tuple[int, bool]:
 
 
 def _without_prefixes(
-    text: str, spans: list[tuple[int, int]]
+    text: str, spans: list[tuple[int, int]], headers: bool = True
 ) -> tuple[list[tuple[int, int]], bool, bool]:
     """`spans` (one line's) without the envelope prefixes at the line's start (those in its
     first span); whether one was taken off, and whether a CRI prefix tagged the line partial."""
     if not spans:
         return spans, False, False
     first, last = spans[0]
-    end, partial = _prefix_end(text[first:last])
+    end, partial = _prefix_end(text[first:last], headers)
     if not end:
         return spans, False, False
     rest = [(first + end, last)] if first + end < last else []
