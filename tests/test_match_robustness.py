@@ -61,6 +61,7 @@ from typing import Any
 
 import pytest
 
+from mlwiki.logs.entry import entry_text
 from mlwiki.wiki import load_wiki
 from tests.conftest import REPO_ROOT, match_all
 from tests.test_real_excerpts import entry
@@ -237,14 +238,19 @@ TRANSFORMS: dict[str, Callable[[int, Lines], Entries]] = {
 
 def match_rows(shape: Callable[[int, Lines], Entries], folder: Path) -> dict[int, set[str]]:
     """Row number → the pages `mlwiki match` found in its entries, every row shaped by `shape`
-    and written to one bundle in `folder` (as `test_real_excerpts.match_excerpts` does)."""
+    and written to one bundle in `folder` (as `test_real_excerpts.match_excerpts` does). Every
+    match's quote is checked to be its entry's own text, verbatim, whatever was unwrapped."""
     bundle = folder / "bundle.jsonl"
+    texts: dict[str, str] = {}
     with bundle.open("w") as out:
         for number, row in enumerate(ROWS):
             for shaped in shape(number, row.lines):
+                texts[shaped["insertId"]] = entry_text(shaped)
                 out.write(json.dumps(shaped) + "\n")
     found: dict[int, set[str]] = {}
-    for match in match_all("--bundle", str(bundle)):
+    # Unredacted: what is checked is the engine's quote, not the redaction of a look-alike secret.
+    for match in match_all("--bundle", str(bundle), "--no-redact"):
+        assert match["quote"] in texts[match["insertId"]], match
         found.setdefault(int(match["insertId"].split("-")[1]), set()).add(match["symptom"])
     return found
 
