@@ -34,6 +34,20 @@ them carried one too, continues the record. A logger writing its records with a 
 starts one at each; a logger whose format holds no severity (`%(asctime)s %(message)s`) reads as
 a tool, its records joined when lines without a stamp come between them.
 
+A written line may also reach Cloud Logging in pieces: a container runtime writes a line longer
+than its buffer as partial records (its CRI prefix tagged `P`) and a last one tagged `F`, and
+Cloud Logging writes an entry over its size limit as several, each with `split {uid, index,
+totalSplits}` (LogSplit). A piece is never matched on its own (`match.piece_of`: its words are cut
+anywhere, even inside one); the sweep glues each line's pieces into one line (`_glue`: a split's
+in the order of `index`, partial records with the record completing them, each piece without its
+CRI prefix) and matches it with its record, a match inside the glued line counting as one across
+its entries. Its hit cites the piece the match starts in and quotes that piece, verbatim.
+
+Every line of a record is also read in its unwrapped view (`mlwiki.diagnose.unwrapped`: a
+launcher's or the runtime's prefix on every line, escapes, CRLF ends), for the pages the lines as
+written and flowed do not hold; a record's first line is read for its header after the runtime's
+CRI prefix (the prefix is the runtime's, not the logger's).
+
 Each record of two or more lines is matched as one text: its lines joined by line breaks, and
 in its flowed view (`mlwiki.diagnose.flowed`: a wrapped message read as the line it was), so a
 page whose wording spans lines (a JSON body's code and message, a message wrapped at 80
@@ -46,7 +60,9 @@ only the joined text matches. Catch-all hits yield to a specific page in the sam
 explains them (a root or cascade; a symptom only on the exception's own line: as in
 `match.specific_in_records`, see `mlwiki.diagnose.signatures`). The hit cites its entry, lists the insertIds of the whole record
 (`record`) and carries an `excerpt`: the record's lines around the decisive line (for a
-traceback the last frame above the raised line), which the report quotes.
+traceback the last frame above the raised line), which the report quotes. A catch-all hit the
+sweep adds meets the specific hits of the stream's lines around it as the pass's hits do
+(`match.specific_in_records`).
 
 The records are found in one sweep of the store's container streams (`EntryStore.runs`: runs of
 lines within `JOIN`, found from the index without decoding); their lines' texts are the pass's
@@ -80,8 +96,10 @@ from mlwiki.diagnose.match import (
     collector_paused,
     hit_of,
     hit_order,
+    specific_in_records,
 )
-from mlwiki.diagnose.signatures import MAX_QUOTE, RawMatch
+from mlwiki.diagnose.signatures import MAX_QUOTE, RawMatch, SignatureSet
+from mlwiki.diagnose.unwrapped import cri_prefix_end, unwrapped
 from mlwiki.logs.entry import entry_text, facts_of, record_line
 from mlwiki.logs.query import compile_filter, quote
 from mlwiki.logs.store import EntryStore
@@ -130,7 +148,7 @@ def gather_records(scan: Scan, store: EntryStore) -> None:
     for hit in scan.hits:
         if hit.pod and hit.field in CONTAINER_TEXT:
             hits.setdefault(hit.index, []).append(hit)
-    stored, kept, entries = scan.stored, scan.lines, scan.entries
+    stored, kept, entries, pieces = scan.stored, scan.lines, scan.entries, scan.pieces
 
     def entry_at(index: int) -> dict[str, Any]:
         """The entry at store `index`: the pass's copy when it matched it."""
@@ -150,22 +168,100 @@ def gather_records(scan: Scan, store: EntryStore) -> None:
                 else:
                     field, text = kept.get(index) or record_line(entries[at])
                     lines.append((index, field, text, hits.get(at, ())))
+            glued: dict[int, Glued] = {}
+            if pieces:
+                stale: list[Hit] = []
+                lines = _glue(lines, pieces, glued, stale)
+                dropped.update(id(h) for h in stale)
             for record in _split(lines):
-                if len(record) < 2:
+                if len(record) < 2 and record[0][0] not in glued:
                     continue
                 inside = [h for *_, found in record if found for h in found]
-                standing, extra = _match_record(scan, record, inside, entry_at, store.insert_id)
+                standing, extra = _match_record(
+                    scan, record, inside, entry_at, store.insert_id, glued
+                )
                 if inside:
                     chosen = {id(h) for h in standing}
                     dropped.update(id(h) for h in inside if id(h) not in chosen)
                 added.extend(extra)
     if dropped or added:
         scan.hits = sorted([h for h in scan.hits if id(h) not in dropped] + added, key=hit_order)
+    generic = scan.signatures.generic
+    if any(h.symptom in generic for h in added):
+        # The records' new catch-all hits meet the specific ones around them too.
+        scan.hits = specific_in_records(scan.hits, scan.signatures)
 
 
 # A record's line: its entry's store index, its field and text, and its hits (None: the pass
 # matched nothing in it).
 Line = tuple[int, str, str, Optional[Sequence[Hit]]]
+# A written line cut into pieces, glued (`_glue`): its text (the pieces joined without a
+# separator, each without its CRI prefix) and each piece's store index and offset in it.
+Glued = tuple[str, list[tuple[int, int]]]
+
+
+def _glue(
+    lines: list[Line],
+    pieces: dict[int, Optional[tuple[str, int]]],
+    glued: dict[int, Glued],
+    stale: list[Hit],
+) -> list[Line]:
+    """`lines` (one run's) with the pieces of each written line as one line: a LogSplit's pieces
+    in the order of their `index`, a runtime's partial records and the record completing them.
+    The line stands at its first piece (whose written text `_split` reads); `glued` gets its
+    text and pieces, keyed by the first piece's store index. The hits the pass found in a piece
+    on its own (the last of a runtime's partial records is read as a whole line) go to `stale`:
+    the line is matched whole, in the record sweep."""
+    out: list[Line] = []
+    splits: dict[str, list[tuple[int, Line]]] = {}
+    open_partial: Optional[list[Line]] = None
+    for line in lines:
+        piece = pieces.get(line[0], False)
+        if open_partial is not None:
+            open_partial.append(line)
+            if piece is None:
+                continue  # another partial record: the line goes on
+            out.append(_glued_line(open_partial, glued, stale))
+            open_partial = None
+            if piece is False:
+                continue  # the record completing the line
+        if piece is None:
+            open_partial = [line]
+        elif piece is False:
+            out.append(line)
+        else:
+            uid, index = piece
+            group = splits.get(uid)
+            if group is None:
+                splits[uid] = group = []
+                out.append(line)  # the line's place: its first piece read
+            group.append((index, line))
+    if open_partial is not None:
+        out.append(_glued_line(open_partial, glued, stale))
+    if splits:
+        for position, line in enumerate(out):
+            piece = pieces.get(line[0], False)
+            if piece:
+                group = sorted(splits[piece[0]], key=lambda item: item[0])
+                out[position] = _glued_line([member for _, member in group], glued, stale)
+    return out
+
+
+def _glued_line(members: list[Line], glued: dict[int, Glued], stale: list[Hit]) -> Line:
+    """One line of the pieces `members`, recorded in `glued`, their own hits in `stale` (see
+    `_glue`): the line is one the pass did not match (its hits None)."""
+    parts: list[str] = []
+    offsets: list[tuple[int, int]] = []
+    length = 0
+    for index, _, text, _ in members:
+        part = text[cri_prefix_end(text) :]  # each piece's CRI prefix is the runtime's envelope
+        offsets.append((index, length))
+        parts.append(part)
+        length += len(part)
+    first = members[0]
+    glued[first[0]] = ("".join(parts), offsets)
+    stale.extend(hit for *_, hits in members if hits for hit in hits)
+    return first[0], first[1], first[2], None
 
 
 def _split(run: list[Line]) -> Iterator[list[Line]]:
@@ -178,6 +274,9 @@ def _split(run: list[Line]) -> Iterator[list[Line]]:
     for line in run:
         text = line[2]
         first = text[:1]
+        if first.isdecimal():  # the runtime's CRI prefix is no part of the line (`unwrapped`)
+            text = text[cri_prefix_end(text) :]
+            first = text[:1]
         # `[` or a digit starts a stamp or a header (`\\d`: what `str.isdecimal` accepts), as
         # does a glog severity letter.
         numeric = first == "[" or first.isdecimal()
@@ -231,33 +330,39 @@ def _match_record(
     inside: list[Hit],
     entry_at: Callable[[int], dict[str, Any]],
     insert_id: Callable[[int], str],
+    glued: dict[int, Glued],
 ) -> tuple[list[Hit], list[Hit]]:
     """The record's hits that stand (one per page, on its decisive line) and the new hits of the
-    pages only its joined text matches (by a match across its lines: a page one line matches on
-    its own was the pass's to find, and to drop); `entry_at` reads a line's entry by its store
-    index (a new hit cites it), `insert_id` its insertId (read only for a record that has hits)."""
+    pages only its joined text matches (by a match across its lines, or inside a line glued from
+    pieces, `glued`: a page one whole entry matches on its own was the pass's to find, and to
+    drop); `entry_at` reads a line's entry by its store index (a new hit cites it), `insert_id`
+    its insertId (read only for a record that has hits)."""
     signatures = scan.signatures
-    lines = [line[2] for line in record]
+    # As written (a glued line as its pieces joined): what quotes and excerpts are cut from.
+    lines = [glued[line[0]][0] if line[0] in glued else line[2] for line in record]
     joined = "\n".join(lines)
     matched = {hit.symptom for hit in inside}
-    # Set matches first (no span read): the pages the record as written or flowed holds that no
-    # hit of its lines names, less those one line holds on its own.
+    # Set matches first (no span read): the pages the record as written, flowed or unwrapped
+    # holds that no hit of its lines names, less those one line holds on its own.
     field = record[0][1]
-    new = (signatures.pages(joined, field) | signatures.pages(flowed_text(joined), field)) - matched
-    for _, _, text, found in record:
+    new = _pages(signatures, joined, field) - matched
+    for (index, _, _, found), text in zip(record, lines):
         if not new:
             break
-        if found is not None:  # only a line the pass matched holds a page on its own
-            alone = signatures.pages(text, field)
-            if "\n" in text:
-                alone |= signatures.pages(flowed_text(text), field)
+        # Only a whole entry the pass matched holds a page on its own (not a glued line).
+        if found is not None and index not in glued:
+            alone = _pages(signatures, text, field)
             matched |= alone
             new -= alone
     if not new and not inside:
         return [], []
     found = signatures.scan_text(joined, frozenset(matched), field) if new else []
-    ids = [insert_id(line[0]) for line in record]
-    position = {given: i for i, given in enumerate(ids)}
+    # Each line's entries (a glued line's pieces), by insertId: where each is in the record.
+    members = [
+        [i for i, _ in glued[line[0]][1]] if line[0] in glued else [line[0]] for line in record
+    ]
+    ids = [insert_id(index) for indexes in members for index in indexes]
+    position = {insert_id(index): at for at, indexes in enumerate(members) for index in indexes}
     generic = scan.signatures.generic
     # One hit per page and per thing it names: a digest's lines naming different hosts stay
     # apart, a traceback's header and raised line (naming nothing) are one.
@@ -278,13 +383,27 @@ def _match_record(
         start = joined.find(raw.quote)
         first = bisect.bisect_right(starts, start) - 1
         last = bisect.bisect_right(starts, start + len(raw.quote) - 1) - 1
-        if start < 0 or first == last:
+        if start < 0 or (first == last and record[last][0] not in glued):
             continue
-        hit = _hit(scan, entry_at(record[last][0]), raw, cascade)
+        # A quote is the entry's, verbatim: of a glued line, the piece where the match starts.
+        cited, written = record[last][0], None
+        if cited in glued:
+            within = start - starts[last] if first == last else 0
+            cited = next(i for i, offset in reversed(glued[cited][1]) if offset <= within)
+            written = record_line(entry_at(cited))[1]
+        hit = _hit(scan, entry_at(cited), raw, cascade, written)
         if hit is not None:
             extra.append(hit)
     standing = kept + extra
-    if any(h.symptom not in generic and signatures.explains(h.role, h.quote) for h in standing):
+
+    def explaining(hit: Hit) -> bool:
+        """Whether a specific hit explains the record's catch-all ones, read on its quote or,
+        on a glued line, on the whole line (a piece holds only part of the message)."""
+        at = position[hit.insert_id]
+        quote = lines[at] if record[at][0] in glued else hit.quote
+        return hit.symptom not in generic and signatures.explains(hit.role, quote)
+
+    if any(explaining(h) for h in standing):
         standing = [h for h in standing if h.symptom not in generic]
     for hit in standing:
         at = position[hit.insert_id]
@@ -295,9 +414,16 @@ def _match_record(
     return [h for h in kept if id(h) in chosen], [h for h in extra if id(h) in chosen]
 
 
-def _hit(scan: Scan, entry: dict[str, Any], raw: RawMatch, cascade: bool) -> Optional[Hit]:
+def _hit(
+    scan: Scan,
+    entry: dict[str, Any],
+    raw: RawMatch,
+    cascade: bool,
+    written: Optional[str] = None,
+) -> Optional[Hit]:
     """The hit of a page only a record's joined text matches, cited by its decisive line's
-    entry (kept with the pass's matched entries)."""
+    entry (kept with the pass's matched entries) and quoting that line: its part of the match,
+    or the line as `written` when the match was read in its unwrapped view."""
     facts = facts_of(entry)
     if facts is None:  # cannot happen: the store keeps only entries with a timestamp
         return None
@@ -308,10 +434,21 @@ def _hit(scan: Scan, entry: dict[str, Any], raw: RawMatch, cascade: bool) -> Opt
         raw,
         time=facts.time,
         host=facts.host or (scan.topology.node_of(facts.pod) if facts.pod else None),
-        quote=raw.quote.rsplit("\n", 1)[-1],
+        quote=raw.quote.rsplit("\n", 1)[-1] if written is None else written[:MAX_QUOTE],
         resource_type=facts.resource_type,
         cascade=cascade,
     )
+
+
+def _pages(signatures: SignatureSet, text: str, field: str) -> frozenset[str]:
+    """The pages `text` holds as written, in its flowed view when it has line breaks, and in its
+    unwrapped view when logging wrapped it (`mlwiki.diagnose.unwrapped`; a logger's header on a
+    line stays on: the pass read that line alone without it): set matches only."""
+    pages = signatures.pages(text, field)
+    if "\n" in text:
+        pages |= signatures.pages(flowed_text(text), field)
+    view = unwrapped(text, headers=False)
+    return pages if view is None else pages | signatures.pages(view.text, field)
 
 
 def read_records(scan: Scan, store: EntryStore) -> None:

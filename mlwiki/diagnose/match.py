@@ -11,6 +11,9 @@ Entries are read in batches of `BATCH`, whose message texts are matched at once 
 (`SignatureSet.clear_of`): the entries of a batch in which nothing matches need no signature
 match of their own (each is still read in order, one at a time, for everything else).
 
+A container entry that is a piece of a longer written line (a LogSplit, a runtime's partial
+record: `piece_of`) is not matched on its own: the record sweep matches its line whole.
+
 Per entry the pass does a constant amount of work, and an entry that matched nothing is freed as
 soon as its turn is over: what outlives it is strings and numbers (a stream's last line, the
 store's columns), never the decoded entry. Entries freed in the order they were decoded keep the
@@ -34,6 +37,7 @@ import orjson
 from mlwiki.diagnose.progress import Progress
 from mlwiki.diagnose.signatures import RawMatch, SignatureSet
 from mlwiki.diagnose.topology import Topology
+from mlwiki.diagnose.unwrapped import cri_partial
 from mlwiki.logs.entry import EntryFacts, facts_of, synthetic_insert_id
 from mlwiki.logs.namespaces import CONTROLLER_NAMESPACES, SYSTEM_NAMESPACES
 from mlwiki.logs.store import EntryStore
@@ -178,6 +182,10 @@ class Scan:
     # `mlwiki.diagnose.continuation` then reads without decoding them again (see `runs_kept`).
     stored: dict[int, int] = field(default_factory=dict)
     lines: dict[int, tuple[str, str]] = field(default_factory=dict)
+    # By store index: the container entries that are pieces of one written line, matched only
+    # as that line by the record sweep (`piece_of`): a LogSplit's (uid, index), or None for a
+    # runtime's partial record, which the next line of its stream continues.
+    pieces: dict[int, Optional[tuple[str, int]]] = field(default_factory=dict)
     indexed: int = 0  # entries read with a store index
     # `lines` may miss a record's lines: a container stream's lines came in no time order (not
     # oldest nor newest first), or there were more than `MAX_KEPT_LINES` (see `runs_kept`).
@@ -215,6 +223,13 @@ class Scan:
                 resource_type == "k8s_container" or resource_type.lower() == "k8s_container"
             ):
                 self._keep_line(facts, stored)
+            if facts.pod and resource_type == "k8s_container":
+                piece = piece_of(facts)
+                if piece is not False:  # matched as part of its line (module docstring)
+                    self.pieces[stored] = piece
+                    if self.store is not None:
+                        self.store.note_matches(facts, ())
+                    return
         found = self.signatures.scan_all(facts, clear)
         if self.store is not None:  # every page found, as a query would find it
             self.store.note_matches(
@@ -412,6 +427,23 @@ class Scan:
     def from_system(hit: Hit) -> bool:
         """Written by the node or a system pod (kube-system…), not by some workload."""
         return hit.resource_type != "k8s_container" or hit.namespace in SYSTEM_NAMESPACES
+
+
+def piece_of(facts: EntryFacts) -> Union[bool, Optional[tuple[str, int]]]:
+    """Whether a container entry is a piece of a longer written line, and which: Cloud
+    Logging's LogSplit (`split {uid, index, totalSplits}`, an entry over the size limit written
+    as several) gives (uid, index); a container runtime's partial record (its CRI prefix tagged
+    `P`, `mlwiki.diagnose.unwrapped.cri_partial`), None; False for a whole line. A dict lookup
+    and a character test for the usual entry."""
+    split = facts.top("split")  # a text line read without a dict has none (LineFacts)
+    if split is not None:
+        if type(split) is dict:
+            uid, index, total = split.get("uid"), split.get("index", 0), split.get("totalSplits")
+            if type(uid) is str and type(index) is int and type(total) is int and total > 1:
+                return uid, index
+        return False
+    message = facts.message
+    return None if message and cri_partial(message) else False
 
 
 AUTOSCALER_LOG = "cluster-autoscaler-visibility"

@@ -22,6 +22,10 @@ one rule wherever the two meet — one entry, one written record, lines of a str
   under the traceback, a status row — and is no rival: both stand, and the catch-all stays the
   record's root (a root and a symptom answer different questions).
 
+A signature bound to `textPayload` is about what a container printed. A container whose logger
+writes JSON lines has the same text in `jsonPayload.message` (`msg`, `error`, `err`: zap, logr,
+klog's JSON), so on a `k8s_container` entry without `textPayload` those fields answer for it.
+
 An entry's kind (its audit `methodName`, its event `reason`) yields to its own message: when a
 page matches only the kind and another page of the same role matches the message text, the
 message names the cause — a system event recorded as `compute.instances.preempted` whose status
@@ -40,6 +44,18 @@ A message text holding line breaks is matched a second time in its flowed view (
 whitespace with a line break read as one space: a wrapped message as the line it was, see
 `mlwiki.diagnose.flowed`), for the pages the text as written did not match; the quote is the
 written line(s) holding the match.
+
+A non-ASCII message text is matched with its typographic quotes and no-break spaces read as
+their ASCII characters, one for one (coreutils and some loggers print a typographic `‘file’`
+where others print `'file'`; an exclusion such as "not followed by a double quote" must see the
+program's quote).
+
+A message text that logging wrapped (terminal escapes, a CRLF line end, typographic quotes, tabs,
+an escaped string, a launcher's, runtime's or logger's prefix: `mlwiki.diagnose.unwrapped`) is
+matched a second time in its unwrapped view, for the pages neither view above matched: against
+every message-text signature, or, when only prefixes were taken off, against those anchored at a
+line start alone (the only ones a prefix can hide a message from). The quote is the written
+line(s) holding the match, as for the flowed view.
 """
 
 from __future__ import annotations
@@ -48,17 +64,26 @@ import functools
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, Optional, Union
 
 import re2
 
 from mlwiki.diagnose.flowed import Flowed, flowed, flowed_text
 from mlwiki.diagnose.flowed import span as written_span
+from mlwiki.diagnose.unwrapped import TYPOGRAPHIC_ONLY, Unwrapped, line_anchored, unwrapped
+from mlwiki.diagnose.unwrapped import span as unwrapped_span
 from mlwiki.logs.entry import EntryFacts, facts_of, field_value, split_path
 from mlwiki.wiki import EXPLAINING_ROLES, MESSAGE_FIELDS, Symptom
 from mlwiki.wiki_cache import signature_verdicts
 
 DEFAULT_FIELD = ""  # the entry's message text fields (see `entry_texts`)
+# A signature bound to `textPayload` is about what a container printed; a container whose logger
+# writes JSON lines prints it into one of these fields of `jsonPayload` instead (GKE's agent
+# parses the line), so on such a container entry they answer for `textPayload` signatures too.
+CONTAINER_TEXT = "textPayload"
+STRUCTURED_TEXT = frozenset(
+    {"jsonPayload.message", "jsonPayload.msg", "jsonPayload.error", "jsonPayload.err"}
+)
 # Fields that name what kind of record an entry is (an audit method, an event reason), not what
 # happened to this instance: the entry's own message says that (see the module docstring).
 KIND_FIELDS = frozenset({"protoPayload.methodName", "jsonPayload.reason"})
@@ -210,6 +235,15 @@ class SignatureSet:
                 self._texts.members.extend(group.members)
                 self._text_fields.extend([key] * len(group.members))
         self._match_texts = _set_match(self._texts.matcher)
+        # The message-text signatures a prefix can break (`unwrapped.line_anchored`): the set an
+        # unwrapped view that only lost prefixes is matched against, by index into `_texts`.
+        self._anchored_index = [
+            i for i, m in enumerate(self._texts.members) if line_anchored(m.pattern)
+        ]
+        self._anchored = _FieldSet(
+            [], options, [self._texts.members[i] for i in self._anchored_index]
+        )
+        self._anchored_answers: dict[str, list[int]] = {}  # view text → `_anchored`'s answer
         # (text field, the set's answer) → what to do with it: a run's matching lines are of a
         # few kinds (every survivor's abort banner), found by the same few signatures.
         self._plans: dict[tuple[str, tuple[int, ...]], tuple[_Plan, _Plan]] = {}
@@ -231,14 +265,23 @@ class SignatureSet:
         """For each entry of `batch`, whether its message texts match no signature of the text
         set, learned for all of them at once (`scan_all`'s `clear`): their texts joined by line
         breaks are matched once (module docstring). An irregular entry, or one whose texts hold
-        a line break (matched in its flowed view too), is never clear."""
+        a line break (matched in its flowed view too), are not ASCII (matched with typographic
+        quotes read as ASCII) or have an unwrapped view (`mlwiki.diagnose.unwrapped`: matched
+        in it too), is never clear: its other views are not in the joined text."""
         texts = [text for facts in batch if facts.regular for _, text in facts.texts]
         joined = "\n".join(texts)
-        if texts and joined.count("\n") >= len(texts):  # a text holds a line break: which?
+        if texts and (
+            joined.count("\n") >= len(texts)
+            or not joined.isascii()
+            or any(unwrapped(text) is not None for text in texts)
+        ):  # some text has another view: which?
             texts, clear = [], []
             for facts in batch:
                 own = [text for _, text in facts.texts]
-                fits = facts.regular and not any("\n" in text for text in own)
+                fits = facts.regular and not any(
+                    "\n" in text or not text.isascii() or unwrapped(text) is not None
+                    for text in own
+                )
                 clear.append(fits)
                 if fits:
                     texts.extend(own)
@@ -300,10 +343,13 @@ class SignatureSet:
             members, default = self._texts.members, len(self._default.members)
             plans = self._plans
             for name, text in facts.texts:
-                data = text.encode()
+                data = text.encode() if text.isascii() else _typographic(text, facts)
                 indices = matcher(data)
                 if "\n" in text:  # a wrapped message: its flowed view (module docstring)
                     self._match_flowed(name, text, indices, found, by_field)
+                view = unwrapped(text)
+                if view is not None:  # a wrapped line: its unwrapped view (module docstring)
+                    self._match_unwrapped(name, text, view, indices, found, by_field)
                 if not indices:
                     continue
                 key = (name, tuple(indices))
@@ -312,14 +358,24 @@ class SignatureSet:
                     ordered = sorted(indices)
                     own = [i for i in ordered if i < default]
                     field = [i for i in ordered if i >= default and fields[i] == name]
-                    plan = (_plan(members, own), _plan(members, field))
+                    # A structured container line's message answers for `textPayload` too.
+                    alias = (
+                        [i for i in ordered if i >= default and fields[i] == CONTAINER_TEXT]
+                        if name in STRUCTURED_TEXT
+                        else []
+                    )
+                    plan = (_plan(members, own), _plan(members, field), _plan(members, alias))
                     if len(plans) < MAX_PLANS:
                         plans[key] = plan
-                own_plan, field_plan = plan
+                own_plan, field_plan, alias_plan = plan
                 if own_plan is not None:
                     found.extend(_found(members, own_plan, name, text, data))
                 if field_plan is not None:
                     by_field[name] = _found(members, field_plan, name, text, data)
+                if alias_plan is not None and _structured_container(facts):
+                    by_field.setdefault(CONTAINER_TEXT, []).extend(
+                        _found(members, alias_plan, name, text, data)
+                    )
         else:
             for name, text in facts.texts:
                 found.extend(_scan_text(self._default, name, text))
@@ -372,16 +428,74 @@ class SignatureSet:
         if field:
             by_field.setdefault(name, []).extend(_matches(members, field, name, text, data, view))
 
+    def _unwrapped_indices(
+        self, view: Unwrapped, field: Optional[str], known: set[str]
+    ) -> list[int]:
+        """The message-text signatures (indices into `_texts`) of the `field` the text is from
+        that `view` matches, of pages not in `known`: all of them, or only the line-anchored
+        ones when the view only lost prefixes (module docstring)."""
+        data = view.text.encode()
+        members, fields = self._texts.members, self._text_fields
+        if view.prefixes_only:
+            if not self._anchored_index:
+                return []
+            # A noisy run's prefixed lines repeat (every thread's LOG(FATAL) line, its header
+            # aside): the anchored set's answer is kept per view text.
+            found = self._anchored_answers.get(view.text)
+            if found is None:
+                found = [self._anchored_index[i] for i in self._anchored.matcher.Match(data) or ()]
+                if len(self._anchored_answers) >= MAX_PLANS:
+                    self._anchored_answers.clear()
+                self._anchored_answers[view.text] = found
+        else:
+            found = list(self._texts.matcher.Match(data) or ())
+        return sorted(
+            i
+            for i in found
+            if (fields[i] is None or fields[i] == field) and members[i].symptom not in known
+        )
+
+    def _match_unwrapped(
+        self,
+        name: str,
+        text: str,
+        view: Unwrapped,
+        written: Optional[list[int]],
+        found: list[RawMatch],
+        by_field: dict[str, list[RawMatch]],
+    ) -> None:
+        """Add the matches of `text`'s unwrapped view of the pages neither the text as written
+        (its set's `written` indices) nor its flowed view (already in `found`) matched."""
+        members, fields = self._texts.members, self._text_fields
+        known = {members[i].symptom for i in written or ()}
+        known.update(m.signature.symptom for m in found)
+        known.update(m.signature.symptom for m in by_field.get(name, ()))
+        more = self._unwrapped_indices(view, name, known)
+        if not more:
+            return
+        data = view.text.encode()
+        own = [i for i in more if fields[i] is None]
+        field = [i for i in more if fields[i] == name]
+        found.extend(_matches(members, own, name, text, data, view))
+        if field:
+            by_field.setdefault(name, []).extend(_matches(members, field, name, text, data, view))
+
     def explains(self, role: str, quote: str) -> bool:
         """Whether a specific page's match of `role`, quoted `quote`, explains a catch-all match
         of the same text or record (module docstring): a root or cascade does; a symptom or
-        consequence only when a catch-all signature matches its own quoted line(s) too."""
+        consequence only when a catch-all signature matches its own quoted line(s) too, as
+        written or unwrapped (`mlwiki.diagnose.unwrapped`)."""
         if role in EXPLAINING_ROLES:
             return True
         if self._catch_all is None:
             members = [m for m in self._default.members if m.symptom in self.generic]
             self._catch_all = _compiled_set(members, re2.Options()) if members else False
-        return bool(self._catch_all and self._catch_all.Match(quote.encode()))
+        if not self._catch_all:
+            return False
+        if self._catch_all.Match(quote.encode()):
+            return True
+        view = unwrapped(quote)  # a prefixed or coloured line: as the program wrote it
+        return view is not None and bool(self._catch_all.Match(view.text.encode()))
 
     def without_explained(self, found: list[RawMatch]) -> list[RawMatch]:
         """`found` (of one text) without its catch-all matches when a specific match in it
@@ -493,7 +607,31 @@ class SignatureSet:
         if wanted:
             view = flowed(text)
             found.extend(_matches(members, wanted, name, text, view_data, view))
+        # A wrapped line: its unwrapped view (see the module docstring).
+        unwrapped_view = unwrapped(text)
+        if unwrapped_view is not None:
+            more = self._unwrapped_indices(unwrapped_view, field, symptoms | set(known))
+            data = unwrapped_view.text.encode()
+            found.extend(_matches(members, more, name, text, data, unwrapped_view))
         return self.without_explained(found)
+
+
+def _typographic(text: str, facts: EntryFacts) -> bytes:
+    """The UTF-8 bytes a non-ASCII text is matched as: with its typographic quotes and no-break
+    spaces read as ASCII (`unwrapped.TYPOGRAPHIC_ONLY`, one character for one, so spans and
+    quotes are the text's own). A signature that tells a JSON key from a word by its `"` must see
+    the program's quote, not the locale's; an entry so read is irregular, as a query's regex sees
+    the quotes as written (`EntryFacts.regular`)."""
+    read = text.translate(TYPOGRAPHIC_ONLY)
+    if read != text:
+        facts.regular = False
+    return read.encode()
+
+
+def _structured_container(facts: EntryFacts) -> bool:
+    """A container line a structured logger wrote (JSON, kept as `jsonPayload`): what the
+    container printed is its message field, not `textPayload` (see `STRUCTURED_TEXT`)."""
+    return facts.resource_type == "k8s_container" and "textPayload" not in facts.entry
 
 
 def _field_strings(value: Any) -> Iterator[str]:
@@ -565,7 +703,7 @@ def _matches(
     name: str,
     text: str,
     data: bytes,
-    view: Optional[Flowed] = None,
+    view: Optional[Union[Flowed, Unwrapped]] = None,
 ) -> Iterator[RawMatch]:
     """One match per symptom: the captures of all its signatures found in the text, merged.
 
@@ -574,8 +712,9 @@ def _matches(
     named groups of every matching signature are kept (the first value of each name wins).
     Each signature runs once, on the text's UTF-8 bytes (`data`, encoded once for all of them);
     its byte span is the text's character span when the text is ASCII, and is converted
-    otherwise. With `view`, `data` is the text's flowed view (`mlwiki.diagnose.flowed`): each
-    span is mapped back to the text as written, which the quote is cut from. A signature without
+    otherwise. With `view`, `data` is the text's flowed or unwrapped view
+    (`mlwiki.diagnose.flowed`, `mlwiki.diagnose.unwrapped`): each span is mapped back to the
+    text as written, which the quote is cut from. A signature without
     named groups in a text of one line (not cut for length) is not run again: the set already
     proved it matches, and whatever its span the quote is the whole text.
     """
@@ -596,7 +735,9 @@ def _matches(
         start, end = match.span()
         if not ascii_text:
             start, end = len(data[:start].decode()), len(data[:end].decode())
-        if view is not None:
+        if isinstance(view, Unwrapped):
+            start, end = unwrapped_span(view, start, end)
+        elif view is not None:
             start, end = written_span(view, start, end)
         found.setdefault(signature.symptom, []).append((signature, captures, (start, end)))
     for matches in found.values():
