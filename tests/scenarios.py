@@ -569,7 +569,7 @@ def common_mode(
     page = wiki.symptoms[symptom_id]
     run = Run(f"startup-{seed}", slices, hosts, seed=seed)
     run.start_attempt(0)
-    lines = example_lines(page)
+    lines = standing_alone(wiki, page)
     for pod in run.pods.values():
         run.log(pod, 60 + run.rng.uniform(0, 4), variant(lines[0], run.rng), "ERROR")
         run.kill(pod, 65)
@@ -793,7 +793,7 @@ def never_starts(wiki: Any, symptom_id: str, folder: Path, *, seed: int = 6) -> 
     """The JobSet never starts: its pods stay Pending with a scheduling-kind root on them."""
     page = wiki.symptoms[symptom_id]
     run = Run(f"pending-{seed}", 1, 4, seed=seed)
-    lines = example_lines(page)
+    lines = standing_alone(wiki, page)
     for c in range(4):
         name = f"{run.workload}-{RJOB}-0-{c}-{run._alnum(5)}"
         run.cluster_event(
