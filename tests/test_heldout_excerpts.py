@@ -9,12 +9,14 @@ repository file (`source`), the field Cloud Logging would hold it in, the page i
   `tests/data/real_excerpts_12_devb.jsonl`, tested whole by `tests/test_real_excerpts.py`).
 - `dev2_excerpts.jsonl`: the sealed set until 2026-12-01 (measured then: 63 of 113), then given to the
   engineers who widened the signatures; a dev set since.
-- `dev3_excerpts.jsonl`, `dev4_excerpts.jsonl` and `dev5_excerpts.jsonl`: collected 2026-12-01 (evening,
-  night) and 2026-12-02 and given to the signature writers at once: dev sets; `dev5_lookalikes.jsonl`,
-  half (by source) of a 2026-12-02 collection of real look-alikes, likewise.
-- `sealed_excerpts.jsonl`, `sealed2_excerpts.jsonl`, `sealed3_excerpts.jsonl`, `sealed4_excerpts.jsonl`
-  and `sealed4_lookalikes.jsonl` (the look-alike collection's other half): collected independently
-  of the wiki (2026-12-01, afternoon, evening and night; 2026-12-02) and never shown to anyone who writes signatures. They are the honest number. Do not tune on it: when it misses, find the family of real
+- `dev3_excerpts.jsonl`, `dev4_excerpts.jsonl`, `dev5_excerpts.jsonl` and `dev6_excerpts.jsonl`:
+  collected 2026-12-01 (evening, night) and 2026-12-02 (twice) and given to the signature writers at
+  once: dev sets; `dev5_lookalikes.jsonl`, half (by source) of a 2026-12-02 collection of real
+  look-alikes, likewise.
+- `sealed_excerpts.jsonl`, `sealed2_excerpts.jsonl`, `sealed3_excerpts.jsonl`, `sealed4_excerpts.jsonl`,
+  `sealed4_lookalikes.jsonl` (the look-alike collection's other half) and `sealed5_excerpts.jsonl`:
+  collected independently of the wiki (2026-12-01, afternoon, evening and night; 2026-12-02, twice)
+  and never shown to anyone who writes signatures. They are the honest number. Do not tune on it: when it misses, find the family of real
   wordings elsewhere (issue threads, docs) and add that; a signature written from a sealed line is a defect.
 
 Every excerpt's lines become consecutive entries of its own pod's container stream (or one Kubernetes event
@@ -36,24 +38,29 @@ from tests.test_real_excerpts import match_excerpts
 
 DATA = Path(__file__).parent / "data" / "heldout"
 LOOK_ALIKE_ROLES = {"benign", "cascade", "consequence"}
+UNPAGED = "new:"  # `expect` of a failure no page covers: "new:" and the collector's short name
 # Root/symptom excerpts found (dev files after their tuning; a sealed file when it was last measured:
-# on 2026-12-02, after the stricter re-check, sealed 73 of 103, sealed2 22 of 34, sealed3 23 of 32,
-# sealed4 50 of 67 and sealed4's look-alike file 8 of 8, where the wiki of the session's start found
-# 73, 22, 23, 32 and 1); raise a floor when recall improves, never lower it (dev1's went from 149 to
-# 147 when two of its rows were relabelled benign, "Liveness probe errored"; the sealed files' fell
-# when rows too close to the dev sets or the wiki were dropped: see tests/data/heldout/README.md).
+# at the end of 2026-12-02's second session, after that session's re-check against the final wiki,
+# sealed 74 of 102, sealed2 22 of 34, sealed3 23 of 32, sealed4 49 of 66, sealed4's look-alike file
+# 8 of 8 and sealed5 32 of 71 (17 of its 71 are failures no page covers, `new:`), where the wiki of
+# the session's start found 73, 22, 23, 49, 8 and 27); raise a floor when recall improves, never
+# lower it (dev1's went from 149 to 147 when two of its rows were relabelled benign, "Liveness probe
+# errored"; the sealed files' fell when rows too close to the dev sets or the wiki were dropped: see
+# tests/data/heldout/README.md).
 RECALL_FLOOR = {
-    "dev1_excerpts.jsonl": 147,
+    "dev1_excerpts.jsonl": 148,
     "dev2_excerpts.jsonl": 111,
-    "dev3_excerpts.jsonl": 142,
-    "dev4_excerpts.jsonl": 92,
-    "dev5_excerpts.jsonl": 113,
+    "dev3_excerpts.jsonl": 143,
+    "dev4_excerpts.jsonl": 95,
+    "dev5_excerpts.jsonl": 115,
     "dev5_lookalikes.jsonl": 9,
-    "sealed_excerpts.jsonl": 73,
+    "dev6_excerpts.jsonl": 54,
+    "sealed_excerpts.jsonl": 74,
     "sealed2_excerpts.jsonl": 22,
     "sealed3_excerpts.jsonl": 23,
-    "sealed4_excerpts.jsonl": 50,
+    "sealed4_excerpts.jsonl": 49,
     "sealed4_lookalikes.jsonl": 8,
+    "sealed5_excerpts.jsonl": 32,
 }
 # Look-alikes that match a root page, measured, never tuned away: sealed2 holds one that did from the
 # start; dev3's two are labels the signature writers dispute (see the closing note of 2026-12-01; a
@@ -61,12 +68,17 @@ RECALL_FLOOR = {
 # sealed3's one (a maintenance notice "matching" spot-preemption) was the scorer's: every audit
 # row was stamped methodName compute.instances.preempted until 2026-12-02 (tests/test_heldout_lines.py).
 # The look-alike files (2026-12-02): dev5's two are labels w4 disputes (a raised exception and a
-# failed Jetty bind, both real failures); sealed4's two were measured, never looked at.
+# failed Jetty bind, both real failures); sealed4's two were measured, never looked at. Since the
+# second session of 2026-12-02, one look-alike of sealed4_excerpts matches a root page in the
+# unwrapped view of a prefixed line (mlwiki.diagnose.unwrapped), and one of sealed5's matches one;
+# both measured, never tuned.
 FALSE_ALARM_CEILING = {
     "dev3_excerpts.jsonl": 2,
     "dev5_lookalikes.jsonl": 2,
     "sealed2_excerpts.jsonl": 1,
+    "sealed4_excerpts.jsonl": 1,
     "sealed4_lookalikes.jsonl": 2,
+    "sealed5_excerpts.jsonl": 1,
 }
 
 
@@ -96,7 +108,11 @@ def test_rows_are_well_formed() -> None:
         for row in rows:
             assert set(row) == {"lines", "field", "expect", "role_of_expect", "source", "note"}, row
             assert row["lines"] and row["source"].startswith(("https://", "http://")), row
-            if row["expect"] != "benign":
+            if row["expect"].startswith(UNPAGED):
+                # a failure whose mechanism no page covers yet: always a miss, so that recall
+                # counts what the wiki lacks instead of leaving it out
+                assert row["role_of_expect"] in ("root", "symptom"), row
+            elif row["expect"] != "benign":
                 assert row["expect"] in WIKI.symptoms, row
 
 
