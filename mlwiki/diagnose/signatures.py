@@ -381,8 +381,10 @@ class SignatureSet:
                 found.extend(_scan_text(self._default, name, text))
         # Without a field match in the texts, only the other fields can add one.
         for key, group in self._fields if by_field or not regular else self._other_fields:
-            if key in MESSAGE_FIELDS and facts.regular:
-                found.extend(by_field.get(key, ()))  # already matched, with the texts
+            # Already matched with the texts when the entry was regular as the scan began (its
+            # typographic reading makes it irregular for queries, not for this match).
+            if key in MESSAGE_FIELDS and regular:
+                found.extend(by_field.get(key, ()))
                 continue
             if facts.top(group.path[0]) is None:
                 continue  # the object the field is in is missing: so is the field
