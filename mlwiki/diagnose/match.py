@@ -9,7 +9,12 @@ any order: nothing here depends on it. The cycle collector is paused while the p
 
 Entries are read in batches of `BATCH`, whose message texts are matched at once first
 (`SignatureSet.clear_of`): the entries of a batch in which nothing matches need no signature
-match of their own (each is still read in order, one at a time, for everything else).
+match of their own (each is still read in order, one at a time, for everything else). That
+pre-check pays only where most batches are clear; in a noisy run every batch holds a match and
+it is work thrown away. So after a batch in which some entry matched, the next batch is matched
+entry by entry without it, and a batch read so in which nothing matched turns it back on: a
+healthy stretch costs one pre-check per batch, a noisy one none, and a clear batch after a
+noisy one at most one batch of per-entry matches.
 
 A container entry that is a piece of a longer written line (a LogSplit, a runtime's partial
 record: `piece_of`) is not matched on its own: the record sweep matches its line whole.
@@ -194,6 +199,8 @@ class Scan:
     # order the stream's lines came in (+1, -1)]; not the entry itself (module docstring).
     _previous: dict[tuple[Optional[str], str], list[Any]] = field(default_factory=dict, repr=False)
     _relevant: Optional[list[Hit]] = field(default=None, repr=False)
+    _entries_matched: int = field(default=0, repr=False)  # entries whose texts matched a page
+    _each_on_its_own: bool = field(default=False, repr=False)  # skip the batch pre-check
 
     @property
     def progress(self) -> Progress:
@@ -231,6 +238,8 @@ class Scan:
                         self.store.note_matches(facts, ())
                     return
         found = self.signatures.scan_all(facts, clear)
+        if found:
+            self._entries_matched += 1
         if self.store is not None:  # every page found, as a query would find it
             self.store.note_matches(
                 facts, [raw.signature.symptom for raw in found] if found else ()
@@ -326,8 +335,14 @@ class Scan:
         for kind, count in Counter(map(_RESOURCE_TYPE, batch)).items():
             kinds[kind] = kinds.get(kind, 0) + count
         read = self._read
-        for facts, clear in zip(batch, self.signatures.clear_of(batch)):
-            read(facts, clear)
+        matched = self._entries_matched
+        if self._each_on_its_own:  # the last batch matched somewhere (module docstring)
+            for facts in batch:
+                read(facts, False)
+        else:
+            for facts, clear in zip(batch, self.signatures.clear_of(batch)):
+                read(facts, clear)
+        self._each_on_its_own = self._entries_matched > matched
 
     def finish(self) -> None:
         """Fill in what needed the whole pass: pod → node for hits on pod events, the node a
