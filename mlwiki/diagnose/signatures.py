@@ -268,26 +268,11 @@ class SignatureSet:
         a line break (matched in its flowed view too), are not ASCII (matched with typographic
         quotes read as ASCII) or have an unwrapped view (`mlwiki.diagnose.unwrapped`: matched
         in it too), is never clear: its other views are not in the joined text."""
-        texts = [text for facts in batch if facts.regular for _, text in facts.texts]
+        clear = [
+            facts.regular and all(_only_written(text) for _, text in facts.texts) for facts in batch
+        ]
+        texts = [text for facts, fits in zip(batch, clear) if fits for _, text in facts.texts]
         joined = "\n".join(texts)
-        if texts and (
-            joined.count("\n") >= len(texts)
-            or not joined.isascii()
-            or any(unwrapped(text) is not None for text in texts)
-        ):  # some text has another view: which?
-            texts, clear = [], []
-            for facts in batch:
-                own = [text for _, text in facts.texts]
-                fits = facts.regular and not any(
-                    "\n" in text or not text.isascii() or unwrapped(text) is not None
-                    for text in own
-                )
-                clear.append(fits)
-                if fits:
-                    texts.extend(own)
-            joined = "\n".join(texts)
-        else:
-            clear = [facts.regular for facts in batch]
         precheck = self._precheck
         if texts and (precheck is None or precheck(joined.encode())):
             return [False] * len(batch)  # a match somewhere: each entry is scanned on its own
@@ -616,6 +601,12 @@ class SignatureSet:
             data = unwrapped_view.text.encode()
             found.extend(_matches(members, more, name, text, data, unwrapped_view))
         return self.without_explained(found)
+
+
+def _only_written(text: str) -> bool:
+    """Whether `text` is matched as written only: no line break (a flowed view), nothing
+    non-ASCII (a typographic reading) and no unwrapped view (`mlwiki.diagnose.unwrapped`)."""
+    return "\n" not in text and text.isascii() and unwrapped(text) is None
 
 
 def _typographic(text: str, facts: EntryFacts) -> bytes:
