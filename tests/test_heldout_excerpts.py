@@ -9,13 +9,14 @@ repository file (`source`), the field Cloud Logging would hold it in, the page i
   `tests/data/real_excerpts_12_devb.jsonl`, tested whole by `tests/test_real_excerpts.py`).
 - `dev2_excerpts.jsonl`: the sealed set until 2026-12-01 (measured then: 63 of 113), then given to the
   engineers who widened the signatures; a dev set since.
-- `dev3_excerpts.jsonl`, `dev4_excerpts.jsonl`, `dev5_excerpts.jsonl` and `dev6_excerpts.jsonl`:
-  collected 2026-12-01 (evening, night) and 2026-12-02 (twice) and given to the signature writers at
+- `dev3_excerpts.jsonl`, `dev4_excerpts.jsonl`, `dev5_excerpts.jsonl`, `dev6_excerpts.jsonl` and
+  `dev7_excerpts.jsonl`: collected 2026-12-01 (evening, night) and 2026-12-02 (three times) and given to the signature writers at
   once: dev sets; `dev5_lookalikes.jsonl`, half (by source) of a 2026-12-02 collection of real
   look-alikes, likewise.
 - `sealed_excerpts.jsonl`, `sealed2_excerpts.jsonl`, `sealed3_excerpts.jsonl`, `sealed4_excerpts.jsonl`,
-  `sealed4_lookalikes.jsonl` (the look-alike collection's other half) and `sealed5_excerpts.jsonl`:
-  collected independently of the wiki (2026-12-01, afternoon, evening and night; 2026-12-02, twice)
+  `sealed4_lookalikes.jsonl` (the look-alike collection's other half), `sealed5_excerpts.jsonl` and
+  `sealed6_excerpts.jsonl`: collected independently of the wiki (2026-12-01, afternoon, evening and
+  night; 2026-12-02, three times)
   and never shown to anyone who writes signatures. They are the honest number. Do not tune on it: when it misses, find the family of real
   wordings elsewhere (issue threads, docs) and add that; a signature written from a sealed line is a defect.
 
@@ -43,7 +44,8 @@ UNPAGED = "new:"  # `expect` of a failure no page covers: "new:" and the collect
 # at the end of 2026-12-02's second session, after that session's re-check against the final wiki,
 # sealed 74 of 102, sealed2 22 of 34, sealed3 23 of 32, sealed4 49 of 66, sealed4's look-alike file
 # 8 of 8 and sealed5 32 of 71 (17 of its 71 are failures no page covers, `new:`), where the wiki of
-# the session's start found 73, 22, 23, 49, 8 and 27); raise a floor when recall improves, never
+# the session's start found 73, 22, 23, 49, 8 and 27; sealed6 and dev7, collected at the start of the
+# third session, 40 of 79 and 110 of 138 then); raise a floor when recall improves, never
 # lower it (dev1's went from 149 to 147 when two of its rows were relabelled benign, "Liveness probe
 # errored"; the sealed files' fell when rows too close to the dev sets or the wiki were dropped: see
 # tests/data/heldout/README.md).
@@ -55,12 +57,14 @@ RECALL_FLOOR = {
     "dev5_excerpts.jsonl": 115,
     "dev5_lookalikes.jsonl": 9,
     "dev6_excerpts.jsonl": 54,
+    "dev7_excerpts.jsonl": 110,
     "sealed_excerpts.jsonl": 74,
     "sealed2_excerpts.jsonl": 22,
     "sealed3_excerpts.jsonl": 23,
     "sealed4_excerpts.jsonl": 49,
     "sealed4_lookalikes.jsonl": 8,
     "sealed5_excerpts.jsonl": 32,
+    "sealed6_excerpts.jsonl": 40,
 }
 # Look-alikes that match a root page, measured, never tuned away: sealed2 holds one that did from the
 # start; dev3's two are labels the signature writers dispute (see the closing note of 2026-12-01; a
@@ -71,7 +75,8 @@ RECALL_FLOOR = {
 # failed Jetty bind, both real failures); sealed4's two were measured, never looked at. Since the
 # second session of 2026-12-02, one look-alike of sealed4_excerpts matches a root page in the
 # unwrapped view of a prefixed line (mlwiki.diagnose.unwrapped), and one of sealed5's matches one;
-# both measured, never tuned.
+# both measured, never tuned. sealed6 (2026-12-02, third session) held one at its start, measured,
+# never looked at.
 FALSE_ALARM_CEILING = {
     "dev3_excerpts.jsonl": 2,
     "dev5_lookalikes.jsonl": 2,
@@ -79,6 +84,7 @@ FALSE_ALARM_CEILING = {
     "sealed4_excerpts.jsonl": 1,
     "sealed4_lookalikes.jsonl": 2,
     "sealed5_excerpts.jsonl": 1,
+    "sealed6_excerpts.jsonl": 1,
 }
 
 
