@@ -229,7 +229,7 @@ def test_every_form_of_a_nonzero_termination_is_a_container_exit(text: str) -> N
 
 @pytest.mark.parametrize(
     ("code", "page"),
-    [(137, "host-oom-killed"), (139, "process-segfault"), (134, "process-abort")],
+    [(139, "process-segfault"), (134, "process-abort")],
 )
 def test_the_codes_another_page_names_are_left_to_it(code: int, page: str) -> None:
     for text in (
@@ -239,6 +239,17 @@ def test_the_codes_another_page_names_are_left_to_it(code: int, page: str) -> No
         pages = _pages_of(text)
         assert page in pages, (text, pages)
         assert "container-exit-nonzero" not in pages, (text, pages)
+
+
+def test_a_sigkill_is_the_oom_page_and_an_exit_both() -> None:
+    """137 is the OOM killer's usual code, but the record alone shows only an exit: both pages."""
+    for text in (
+        "Last State:     Terminated\n      Reason:       Error\n      Exit Code:    137",
+        '"state":{"terminated":{"exitCode":137,"reason":"Error"}}',
+        "command terminated with exit code 137",
+    ):
+        pages = _pages_of(text)
+        assert {"host-oom-killed", "container-exit-nonzero"} <= pages, (text, pages)
 
 
 @pytest.mark.parametrize(
