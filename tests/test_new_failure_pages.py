@@ -60,6 +60,8 @@ NEW_PAGES = {
     "input-pipeline-failure": ("root", "application"),
     "python-dependency-error": ("root", "application"),
     "gcp-credentials-failure": ("root", "infra"),
+    "gcp-api-permission-denied": ("root", "infra"),
+    "vm-create-invalid-config": ("root", "infra"),
 }
 FIRST_BAR = (5, 3, 3)  # examples, counter-examples, distinct sources
 BAR = (10, 4, 6)

@@ -51,6 +51,17 @@ EXPLAINED_BY: dict[str, tuple[str, ...]] = {
     "gcp-credentials-failure": ("dependency-unreachable",),
     # The kubelet failing pods to free its node for a system-critical pod: priority is the reason.
     "pod-evicted-node-pressure": ("pod-preempted-by-priority",),
+    # A Google API's permission refusal whose line a specific page owns as well: the TPU API's
+    # disabled-API notice, a Cloud Storage refusal, a token the metadata server would not mint
+    # (iam.serviceAccounts.getAccessToken), the ML Diagnostics SDK's log writes, an Artifact Registry
+    # pull denied: that page names it.
+    "gcp-api-permission-denied": (
+        "tpu-api-permission-denied",
+        "checkpoint-gcs-permission",
+        "gcp-credentials-failure",
+        "mldiag-sdk-setup-error",
+        "image-pull-failure",
+    ),
     # A connect, or an admission webhook call, that failed in the TLS handshake: the certificate
     # check is the reason. A connect refused for want of a descriptor (`Failed to establish a new
     # connection: [Errno 24] Too many open files`) failed in the client, not at the dependency.
