@@ -62,6 +62,7 @@ NEW_PAGES = {
     "gcp-credentials-failure": ("root", "infra"),
     "gcp-api-permission-denied": ("root", "infra"),
     "vm-create-invalid-config": ("root", "infra"),
+    "collective-system-error": ("symptom", "framework"),
 }
 FIRST_BAR = (5, 3, 3)  # examples, counter-examples, distinct sources
 BAR = (10, 4, 6)
