@@ -60,6 +60,7 @@ NEW_PAGES = {
     "input-pipeline-failure": ("root", "application"),
     "python-dependency-error": ("root", "application"),
     "gcp-credentials-failure": ("root", "infra"),
+    "os-package-install-failure": ("root", "application"),
 }
 FIRST_BAR = (5, 3, 3)  # examples, counter-examples, distinct sources
 BAR = (10, 4, 6)
