@@ -63,6 +63,7 @@ NEW_PAGES = {
     "gcp-api-permission-denied": ("root", "infra"),
     "vm-create-invalid-config": ("root", "infra"),
     "collective-system-error": ("symptom", "framework"),
+    "os-package-install-failure": ("root", "application"),
 }
 FIRST_BAR = (5, 3, 3)  # examples, counter-examples, distinct sources
 BAR = (10, 4, 6)
