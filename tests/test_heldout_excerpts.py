@@ -45,9 +45,10 @@ UNPAGED = "new:"  # `expect` of a failure no page covers: "new:" and the collect
 # sealed 74 of 102, sealed2 22 of 34, sealed3 23 of 32, sealed4 49 of 66, sealed4's look-alike file
 # 8 of 8 and sealed5 32 of 71 (17 of its 71 are failures no page covers, `new:`), where the wiki of
 # the session's start found 73, 22, 23, 49, 8 and 27; sealed6 and dev7, collected at the start of the
-# third session, 40 of 79 and 110 of 138 then; at its end, after its re-check dropped one row each of sealed2,
-# sealed3 and sealed6: sealed 74 of 102, sealed2 22 of 33, sealed3 22 of 31, sealed4 51 of 66 (49 at its start),
-# sealed4's look-alikes 8 of 8, sealed5 32 of 71, sealed6 40 of 79, the same as at its start but for sealed4); raise a floor when recall improves, never
+# third session, 40 of 79 and 110 of 138 then; at its end, after its re-check dropped one row each
+# of sealed2, sealed3 and sealed6: sealed 74 of 102, sealed2 22 of 33, sealed3 22 of 31, sealed4 51
+# of 66 (49 at its start), sealed4's look-alikes 8 of 8, sealed5 32 of 71, sealed6 40 of 79, the
+# same as at its start but for sealed4); raise a floor when recall improves, never
 # lower it (dev1's went from 149 to 147 when two of its rows were relabelled benign, "Liveness probe
 # errored"; the sealed files' fell when rows too close to the dev sets or the wiki were dropped: see
 # tests/data/heldout/README.md).
@@ -80,10 +81,10 @@ RECALL_FLOOR = {
 # both measured, never tuned. sealed6 (2026-12-02, third session) held one at its start, measured,
 # never looked at.
 FALSE_ALARM_CEILING = {
-    "dev3_excerpts.jsonl": 148,
+    "dev3_excerpts.jsonl": 2,
     "dev5_lookalikes.jsonl": 2,
-    "sealed2_excerpts.jsonl": 22,
-    "sealed4_excerpts.jsonl": 51,
+    "sealed2_excerpts.jsonl": 1,
+    "sealed4_excerpts.jsonl": 1,
     "sealed4_lookalikes.jsonl": 2,
     "sealed5_excerpts.jsonl": 1,
     "sealed6_excerpts.jsonl": 1,
