@@ -37,7 +37,7 @@ from mlwiki.diagnose.metric_evidence import read_duty
 from mlwiki.diagnose.metric_memory import amend_memory
 from mlwiki.diagnose.printed import cite_printed
 from mlwiki.diagnose.report import render_report
-from mlwiki.diagnose.signatures import SignatureSet
+from mlwiki.diagnose.signatures import signature_set
 from mlwiki.diagnose.timeline import Timeline
 from mlwiki.diagnose.topology import Topology
 from mlwiki.diagnose.triage import triage
@@ -88,7 +88,7 @@ def _analyse(
     verify: bool,
 ) -> Diagnosis:
     symptoms = wiki.symptoms
-    scan = Scan(SignatureSet(symptoms.values()), Topology(workload), store=source.store)
+    scan = Scan(signature_set(symptoms.values()), Topology(workload), store=source.store)
     if verify:  # the verification queries' symptom_match clauses, answered by this pass
         source.store.answer_patterns(scan.signatures.query_patterns())
     scan.add_all(source.entries)
@@ -144,7 +144,7 @@ def _analyse(
         WorkflowVerifier(wiki, session_of(source), workload, project, source.bundle, metrics)(
             findings, disruptions
         )
-    findings["data"]["problems"] = scan.signatures.problems
+    findings["data"]["problems"] = list(scan.signatures.problems)
     findings["data"]["sampled"] = [dict(item) for item in source.sampled]
     if source.session is not None and source.session.live is not None:
         findings["data"]["collection"] = collection_summary(source.session.report)
