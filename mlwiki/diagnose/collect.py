@@ -122,12 +122,13 @@ def from_bundle(path: Path | str, window: Optional[Window] = None) -> Collection
 
 def signature_patterns(wiki: Optional[Wiki]) -> list[str]:
     """The signature set's RE2 patterns, for the server-side filters of the live plan."""
-    from mlwiki.diagnose.signatures import SignatureSet
+    from mlwiki.diagnose.signatures import signature_set
     from mlwiki.logs.plan import text_patterns
     from mlwiki.wiki import load_wiki
 
     symptoms = (wiki or load_wiki()).symptoms.values()
-    return text_patterns(SignatureSet(symptoms).symptoms.values())[0]
+    # The set the diagnosis then scans with (`signature_set`): compiled once for both.
+    return text_patterns(signature_set(symptoms).symptoms.values())[0]
 
 
 def _live_collection(session: Any, window: Window, sources: list[str]) -> Collection:

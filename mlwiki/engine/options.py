@@ -158,10 +158,10 @@ def setup(args: argparse.Namespace) -> RunSetup:
             if not workload:
                 raise BadInput("--project: Cloud Logging needs the workload: --param workload=NAME")
             validate(ParamSpec("workload", "k8s_name"), workload)
-            from mlwiki.diagnose.signatures import SignatureSet
+            from mlwiki.diagnose.signatures import signature_set
             from mlwiki.logs.plan import text_patterns
 
-            patterns = text_patterns(SignatureSet(wiki.symptoms.values()).symptoms.values())[0]
+            patterns = text_patterns(signature_set(wiki.symptoms.values()).symptoms.values())[0]
             return LogSession.from_cloud(
                 project, online, workload, patterns=patterns, cache=not args.no_cache
             )

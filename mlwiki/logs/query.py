@@ -506,8 +506,11 @@ class _Compiler:
             ) from None
 
         def test(value: Any) -> bool:
+            # Searched as UTF-8 bytes, as RE2 searches a str: the same verdict without the
+            # wrapper turning the match's byte offsets back into characters (a walk over the
+            # text), which a yes-or-no test never reads.
             text = value if type(value) is str else _as_text(value)
-            return text is not None and search(text) is not None
+            return text is not None and search(text.encode()) is not None
 
         return test
 
