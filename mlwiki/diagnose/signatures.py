@@ -279,8 +279,8 @@ class SignatureSet:
 
         The usual batch (regular entries of plain one-line ASCII texts, none starting like an
         envelope prefix) is vouched for all at once by substring tests over the joined text,
-        run in C (`_plain_batch`): each text tested on its own costs the batch's pass ~2 µs an
-        entry. Any other batch is tested entry by entry."""
+        run in C (`_plain_batch`), instead of each text on its own (~0.3 µs an entry of a
+        healthy run). Any other batch is tested entry by entry."""
         texts = [text for facts in batch for _, text in facts.texts]
         joined = "\n".join(texts)
         if _plain_batch(batch, texts, joined):

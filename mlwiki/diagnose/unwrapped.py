@@ -143,7 +143,7 @@ def unwrapped(text: str, headers: bool = True) -> Optional[Unwrapped]:
         and "\t" not in text
         and "\\" not in text
         and '="' not in text
-    ):  # none of PLAIN_BREAKERS (spelled out: this runs for every matched text)
+    ):  # none of PLAIN_BREAKERS, each tested inline: the usual line costs no loop
         # One plain line: at most its prefixes come off (the common case: no pieces to map).
         if text[:1] not in STARTS:
             return None
