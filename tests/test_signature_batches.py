@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from mlwiki.diagnose.signatures import SignatureSet
+from mlwiki.diagnose.signatures import SignatureSet, _only_written, _plain_batch
 from mlwiki.logs.entry import EntryFacts, facts_of
 from mlwiki.wiki import load_wiki
 from tests.conftest import WIKI_ROOT
@@ -73,3 +73,30 @@ def test_no_line_that_matches_alone_is_ever_called_clear() -> None:
 def test_a_text_with_a_line_break_is_scanned_on_its_own() -> None:
     batch = [line(0, HEALTHY), line(1, f"{HEALTHY}\nmore"), line(2, HEALTHY)]
     assert SIGNATURES.clear_of(batch) == [True, False, True]
+
+
+def test_a_batch_vouched_for_at_once_is_one_of_texts_each_matched_as_written() -> None:
+    """The batch-wide test (`_plain_batch`) calls a batch plain only when every entry's own
+    test (`_only_written`) would: one text that has another view, wherever it is in the
+    batch, is enough for the batch to be tested entry by entry."""
+    others = [
+        f"{HEALTHY}\nmore",  # a line break
+        f"{HEALTHY} \u201cquoted\u201d",  # not ASCII
+        f"\x1b[31m{HEALTHY}\x1b[0m",  # a terminal escape
+        f"{HEALTHY}\r",  # a carriage return
+        f"{HEALTHY}\tcolumn",  # a tab
+        f'{HEALTHY} err="boom"',  # an escaped string
+        f"{HEALTHY} \\n",  # a backslash
+        f"E0501 10:00:00.123456    1 main.go:42] {HEALTHY}",  # a glog header
+        f"2024-05-01T10:00:00.123456789Z stderr F {HEALTHY}",  # a CRI prefix
+        f"[rank3]: {HEALTHY}",  # a launcher's tag
+    ]
+    plain = [line(n, f"{HEALTHY} {n}") for n in range(16)]
+    for text in [f"{HEALTHY} 16", *others]:
+        for where in (0, 8, 15):
+            batch = list(plain)
+            batch[where] = line(where, text)
+            texts = [t for facts in batch for _, t in facts.texts]
+            each = all(_only_written(t) for t in texts)
+            assert _plain_batch(batch, texts, "\n".join(texts)) == each, (text, where)
+            assert each == (text == f"{HEALTHY} 16")

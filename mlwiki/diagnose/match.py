@@ -225,19 +225,23 @@ class Scan:
         stored = facts.index
         if stored is not None:
             self.indexed += 1
-            # The store's record sweep takes the type case-insensitively (as queries do).
-            if facts.pod and (
-                resource_type == "k8s_container" or resource_type.lower() == "k8s_container"
-            ):
-                self._keep_line(facts, stored)
-            if facts.pod and resource_type == "k8s_container":
-                piece = piece_of(facts)
-                if piece is not False:  # matched as part of its line (module docstring)
-                    self.pieces[stored] = piece
-                    if self.store is not None:
-                        self.store.note_matches(facts, ())
-                    return
-        found = self.signatures.scan_all(facts, clear)
+            if facts.pod:
+                if resource_type == "k8s_container":
+                    self._keep_line(facts, stored)
+                    piece = piece_of(facts)
+                    if piece is not False:  # matched as part of its line (module docstring)
+                        self.pieces[stored] = piece
+                        if self.store is not None:
+                            self.store.note_matches(facts, ())
+                        return
+                elif resource_type.lower() == "k8s_container":
+                    # The store's record sweep takes the type case-insensitively (as queries do).
+                    self._keep_line(facts, stored)
+        signatures = self.signatures
+        if clear and signatures.texts_only(facts):
+            found: list[RawMatch] = []  # the texts are clear, and no other field can match
+        else:
+            found = signatures.scan_all(facts, clear)
         if found:
             self._entries_matched += 1
         if self.store is not None:  # every page found, as a query would find it
@@ -246,7 +250,7 @@ class Scan:
             )
         if not found:
             return
-        found = self.signatures.specific(found)
+        found = signatures.specific(found)
         entry = facts.entry
         index = len(self.entries)
         self.entries.append(entry)

@@ -61,6 +61,7 @@ line(s) holding the match, as for the flowed view.
 from __future__ import annotations
 
 import functools
+import operator
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -70,7 +71,14 @@ import re2
 
 from mlwiki.diagnose.flowed import Flowed, flowed, flowed_text
 from mlwiki.diagnose.flowed import span as written_span
-from mlwiki.diagnose.unwrapped import TYPOGRAPHIC_ONLY, Unwrapped, line_anchored, unwrapped
+from mlwiki.diagnose.unwrapped import (
+    PLAIN_BREAKERS,
+    STARTS,
+    TYPOGRAPHIC_ONLY,
+    Unwrapped,
+    line_anchored,
+    unwrapped,
+)
 from mlwiki.diagnose.unwrapped import span as unwrapped_span
 from mlwiki.logs.entry import EntryFacts, facts_of, field_value, split_path
 from mlwiki.wiki import EXPLAINING_ROLES, MESSAGE_FIELDS, Symptom
@@ -299,12 +307,23 @@ class SignatureSet:
         breaks are matched once (module docstring). An irregular entry, or one whose texts hold
         a line break (matched in its flowed view too), are not ASCII (matched with typographic
         quotes read as ASCII) or have an unwrapped view (`mlwiki.diagnose.unwrapped`: matched
-        in it too), is never clear: its other views are not in the joined text."""
-        clear = [
-            facts.regular and all(_only_written(text) for _, text in facts.texts) for facts in batch
-        ]
-        texts = [text for facts, fits in zip(batch, clear) if fits for _, text in facts.texts]
+        in it too), is never clear: its other views are not in the joined text.
+
+        The usual batch (regular entries of plain one-line ASCII texts, none starting like an
+        envelope prefix) is vouched for all at once by substring tests over the joined text,
+        run in C (`_plain_batch`), instead of each text on its own (~0.3 µs an entry of a
+        healthy run). Any other batch is tested entry by entry."""
+        texts = [text for facts in batch for _, text in facts.texts]
         joined = "\n".join(texts)
+        if _plain_batch(batch, texts, joined):
+            clear = [True] * len(batch)
+        else:
+            clear = [
+                facts.regular and all(_only_written(text) for _, text in facts.texts)
+                for facts in batch
+            ]
+            texts = [text for facts, fits in zip(batch, clear) if fits for _, text in facts.texts]
+            joined = "\n".join(texts)
         precheck = self._precheck
         if texts and (precheck is None or precheck(joined.encode())):
             return [False] * len(batch)  # a match somewhere: each entry is scanned on its own
@@ -335,6 +354,14 @@ class SignatureSet:
         match_lines = _set_match(lines)
         return lambda data: bool(texts(data) or match_lines(data))
 
+    def texts_only(self, facts: EntryFacts) -> bool:
+        """Whether only the entry's message texts can hold a match: its fields are known
+        (`EntryFacts.fields`: a text line's) and none of them holds another signature field.
+        Then an entry whose texts are clear (`clear_of`) matches nothing: `scan_all` is not
+        needed (the pass asks this of every clear entry first)."""
+        fields = facts.fields
+        return fields is not None and not self._others_in(fields)
+
     def scan_all(self, facts: EntryFacts, clear: bool = False) -> list[RawMatch]:
         """Every signature found in the texts the pass already read, catch-all pages included
         (`specific` drops them where a specific page matched too); a signature field of unusual
@@ -351,9 +378,8 @@ class SignatureSet:
         regular = facts.regular
         if clear:
             # Only the other fields can match, and an entry of known fields may have none of
-            # them (a text line: `EntryFacts.fields`).
-            fields = facts.fields
-            if fields is not None and not self._others_in(fields):
+            # them (a text line: `texts_only`).
+            if self.texts_only(facts):
                 return found
         elif regular:
             matcher, fields = self._match_texts, self._text_fields
@@ -637,6 +663,26 @@ class SignatureSet:
             data = unwrapped_view.text.encode()
             found.extend(_matches(members, more, name, text, data, unwrapped_view))
         return self.without_explained(found)
+
+
+_REGULAR = operator.attrgetter("regular")
+_FIRST = operator.itemgetter(slice(None, 1))  # a text's first character ("" for none)
+
+
+def _plain_batch(batch: list[EntryFacts], texts: list[str], joined: str) -> bool:
+    """Whether every entry of `batch` is regular and every one of its message `texts` (joined
+    by line breaks in `joined`) is matched as written only (`_only_written`): no text holds a
+    line break (`joined` has one per join), all are ASCII, none holds what the unwrapped view
+    undoes (`unwrapped.PLAIN_BREAKERS`) or starts with a character an envelope prefix starts
+    with (`unwrapped.STARTS`): then `unwrapped` has no view of any of them."""
+    return (
+        bool(texts)
+        and all(map(_REGULAR, batch))
+        and joined.count("\n") == len(texts) - 1
+        and joined.isascii()
+        and not any(mark in joined for mark in PLAIN_BREAKERS)
+        and STARTS.isdisjoint(map(_FIRST, texts))
+    )
 
 
 def _only_written(text: str) -> bool:

@@ -89,6 +89,9 @@ SYSLOG = re.compile(r"[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \S+ [\w./@-]+(?:\[\d+
 BASIC = re.compile(rf"{_LEVEL_WORD}:[\w.]+:")  # logging.basicConfig's default format
 # The first characters an envelope prefix can start with (the gate before `_prefix_of`).
 STARTS = frozenset("0123456789[(EFJMASONDC")
+# What makes an ASCII line of text more than a plain one to `unwrapped` (besides a line break
+# and a first character in STARTS): an escape, a carriage return, a tab, an escaped string.
+PLAIN_BREAKERS = (ESC, "\r", "\t", "\\", '="')
 
 
 def _prefix_of(line: str, headers: bool = True) -> Optional[re.Pattern[str]]:
@@ -140,7 +143,7 @@ def unwrapped(text: str, headers: bool = True) -> Optional[Unwrapped]:
         and "\t" not in text
         and "\\" not in text
         and '="' not in text
-    ):
+    ):  # none of PLAIN_BREAKERS, each tested inline: the usual line costs no loop
         # One plain line: at most its prefixes come off (the common case: no pieces to map).
         if text[:1] not in STARTS:
             return None
