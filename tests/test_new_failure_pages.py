@@ -64,6 +64,8 @@ NEW_PAGES = {
     "vm-create-invalid-config": ("root", "infra"),
     "collective-system-error": ("symptom", "framework"),
     "os-package-install-failure": ("root", "application"),
+    "ray-job-submission-failed": ("symptom", "orchestrator"),
+    "kueue-workload-evicted": ("consequence", "orchestrator"),
 }
 FIRST_BAR = (5, 3, 3)  # examples, counter-examples, distinct sources
 BAR = (10, 4, 6)
