@@ -60,7 +60,7 @@ RECALL_FLOOR = {
     "dev5_excerpts.jsonl": 119,
     "dev5_lookalikes.jsonl": 9,
     "dev6_excerpts.jsonl": 68,
-    "dev7_excerpts.jsonl": 131,
+    "dev7_excerpts.jsonl": 132,
     "sealed_excerpts.jsonl": 74,
     "sealed2_excerpts.jsonl": 22,
     "sealed3_excerpts.jsonl": 22,
