@@ -59,7 +59,7 @@ RECALL_FLOOR = {
     "dev4_excerpts.jsonl": 99,
     "dev5_excerpts.jsonl": 119,
     "dev5_lookalikes.jsonl": 9,
-    "dev6_excerpts.jsonl": 68,
+    "dev6_excerpts.jsonl": 69,
     "dev7_excerpts.jsonl": 132,
     "sealed_excerpts.jsonl": 74,
     "sealed2_excerpts.jsonl": 22,
