@@ -66,11 +66,14 @@ EXPLAINED_BY: dict[str, tuple[str, ...]] = {
     # check is the reason. A connect refused for want of a descriptor (`Failed to establish a new
     # connection: [Errno 24] Too many open files`) failed in the client, not at the dependency.
     # A connect error to a Kubernetes API path or kubectl's refused connection: the service that
-    # could not be reached is the API server itself.
+    # could not be reached is the API server itself. A connect to the Pathways IFRT proxy whose
+    # detail is gRPC's own failure (its name not resolving, the connection refused): the proxy page
+    # names which service and what to fix (its address, the proxy pod).
     "dependency-unreachable": (
         "tls-certificate-error",
         "os-resource-limit",
         "kube-apiserver-unavailable",
+        "pathways-proxy-unreachable",
     ),
     "admission-webhook-denied": ("tls-certificate-error",),
     # A registry's certificate the kubelet does not trust: the pod's trouble is still the image,
