@@ -1121,11 +1121,12 @@ def pod_name_only_core_halted(root: Path) -> None:
     inc.write(
         root,
         diagnosed(
-            "tpu-hardware-fault",
+            "xla-compile-error",
             [dead.node],
-            [row("crash", "tpu-hardware-fault", dead.node)],
-            "Worker 1's TPU core halts. The container entries carry no JobSet labels, only pod "
-            "names. The bundle also holds workload palm-ft-eval (its pod names share the "
+            [row("crash", "xla-compile-error", dead.node)],
+            "Worker 1's TPU core halts on a compiler-generated assertion (`scheckne:`, which "
+            "OpenXLA's E0200 page tells apart from a failed chip). The container entries carry "
+            "no JobSet labels, only pod names. The bundle also holds workload palm-ft-eval (its pod names share the "
             "'palm-ft-' prefix) whose own segfault on another node is not this workload's.",
         ),
     )
