@@ -66,6 +66,7 @@ NEW_PAGES = {
     "os-package-install-failure": ("root", "application"),
     "ray-job-submission-failed": ("symptom", "orchestrator"),
     "kueue-workload-evicted": ("consequence", "orchestrator"),
+    "kube-api-schema-mismatch": ("root", "orchestrator"),
 }
 FIRST_BAR = (5, 3, 3)  # examples, counter-examples, distinct sources
 BAR = (10, 4, 6)
