@@ -14,9 +14,9 @@ repository file (`source`), the field Cloud Logging would hold it in, the page i
   once: dev sets; `dev5_lookalikes.jsonl`, half (by source) of a 2026-12-02 collection of real
   look-alikes, likewise.
 - `sealed_excerpts.jsonl`, `sealed2_excerpts.jsonl`, `sealed3_excerpts.jsonl`, `sealed4_excerpts.jsonl`,
-  `sealed4_lookalikes.jsonl` (the look-alike collection's other half), `sealed5_excerpts.jsonl` and
-  `sealed6_excerpts.jsonl`: collected independently of the wiki (2026-12-01, afternoon, evening and
-  night; 2026-12-02, three times)
+  `sealed4_lookalikes.jsonl` (the look-alike collection's other half), `sealed5_excerpts.jsonl`,
+  `sealed6_excerpts.jsonl` and `sealed7_excerpts.jsonl`: collected independently of the wiki
+  (2026-12-01, afternoon, evening and night; 2026-12-02, four times)
   and never shown to anyone who writes signatures. They are the honest number. Do not tune on it: when it misses, find the family of real
   wordings elsewhere (issue threads, docs) and add that; a signature written from a sealed line is a defect.
 
@@ -68,6 +68,7 @@ RECALL_FLOOR = {
     "sealed4_lookalikes.jsonl": 8,
     "sealed5_excerpts.jsonl": 32,
     "sealed6_excerpts.jsonl": 40,
+    "sealed7_excerpts.jsonl": 17,
 }
 # Look-alikes that match a root page, measured, never tuned away: sealed2 holds one that did from the
 # start; dev3's two are labels the signature writers dispute (see the closing note of 2026-12-01; a
@@ -79,7 +80,7 @@ RECALL_FLOOR = {
 # second session of 2026-12-02, one look-alike of sealed4_excerpts matches a root page in the
 # unwrapped view of a prefixed line (mlwiki.diagnose.unwrapped), and one of sealed5's matches one;
 # both measured, never tuned. sealed6 (2026-12-02, third session) held one at its start, measured,
-# never looked at.
+# never looked at; so did sealed7 (fifth session), at its start and its end.
 FALSE_ALARM_CEILING = {
     "dev3_excerpts.jsonl": 2,
     "dev5_lookalikes.jsonl": 2,
@@ -88,6 +89,7 @@ FALSE_ALARM_CEILING = {
     "sealed4_lookalikes.jsonl": 2,
     "sealed5_excerpts.jsonl": 1,
     "sealed6_excerpts.jsonl": 1,
+    "sealed7_excerpts.jsonl": 1,
 }
 
 
