@@ -48,7 +48,7 @@ UNPAGED = "new:"  # `expect` of a failure no page covers: "new:" and the collect
 # third session, 40 of 79 and 110 of 138 then; at its end, after its re-check dropped one row each
 # of sealed2, sealed3 and sealed6: sealed 74 of 102, sealed2 22 of 33, sealed3 22 of 31, sealed4 51
 # of 66 (49 at its start), sealed4's look-alikes 8 of 8, sealed5 32 of 71, sealed6 40 of 79, the
-# same as at its start but for sealed4); raise a floor when recall improves, never
+# same as at its start but for sealed4; at the end of the fifth, after its re-check dropped 8 rows as too close to lines the session added — sealed 76 of 102, sealed2 21 of 31, sealed3 22 of 30, sealed5 31 of 69, sealed6 41 of 78, where the wiki of its start found 74, 21, 22, 31 and 40 on the same rows; sealed4 51, its look-alikes 8 and the new sealed7 17 of 33 at both); raise a floor when recall improves, never
 # lower it (dev1's went from 149 to 147 when two of its rows were relabelled benign, "Liveness probe
 # errored"; the sealed files' fell when rows too close to the dev sets or the wiki were dropped: see
 # tests/data/heldout/README.md).
@@ -61,13 +61,13 @@ RECALL_FLOOR = {
     "dev5_lookalikes.jsonl": 9,
     "dev6_excerpts.jsonl": 69,
     "dev7_excerpts.jsonl": 132,
-    "sealed_excerpts.jsonl": 74,
-    "sealed2_excerpts.jsonl": 22,
+    "sealed_excerpts.jsonl": 76,
+    "sealed2_excerpts.jsonl": 21,
     "sealed3_excerpts.jsonl": 22,
     "sealed4_excerpts.jsonl": 51,
     "sealed4_lookalikes.jsonl": 8,
-    "sealed5_excerpts.jsonl": 32,
-    "sealed6_excerpts.jsonl": 40,
+    "sealed5_excerpts.jsonl": 31,
+    "sealed6_excerpts.jsonl": 41,
     "sealed7_excerpts.jsonl": 17,
 }
 # Look-alikes that match a root page, measured, never tuned away: sealed2 holds one that did from the
