@@ -326,6 +326,13 @@ CASES = [
         ),
     ),
     Case(
+        "E607",
+        SYMPTOM,
+        lambda w: w.write(
+            SYMPTOM, symptom_page(pattern="demo failure on task (?P<task>[0-9]+)\\s*\\z")
+        ),
+    ),
+    Case(
         "W601",
         "symptoms/demo-failure.md",
         lambda w: w.write(

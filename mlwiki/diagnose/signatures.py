@@ -62,7 +62,6 @@ from __future__ import annotations
 
 import functools
 import operator
-import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Optional, Union
@@ -81,6 +80,7 @@ from mlwiki.diagnose.unwrapped import (
 )
 from mlwiki.diagnose.unwrapped import span as unwrapped_span
 from mlwiki.logs.entry import EntryFacts, facts_of, field_value, split_path
+from mlwiki.signature_anchors import text_edge_anchor
 from mlwiki.wiki import EXPLAINING_ROLES, MESSAGE_FIELDS, Symptom
 from mlwiki.wiki_cache import signature_verdicts
 
@@ -98,11 +98,8 @@ KIND_FIELDS = frozenset({"protoPayload.methodName", "jsonPayload.reason"})
 MAX_QUOTE = 2000  # characters; a longer matching line is cut around the match
 MAX_PLANS = 4096  # distinct (field, signatures found) pairs a set remembers, per table
 LONG_PATTERN = 2000  # characters; a longer signature is compiled to be checked (`_checked`)
-NAMED, PLAIN = "named", "plain"
+NAMED, PLAIN = "named", "plain"  # a valid pattern's verdict: it has named groups, or none
 _last_set: Optional[tuple[tuple[Any, ...], SignatureSet]] = None  # see `signature_set`
-_NOT_MULTILINE = re.compile(
-    r"\(\?[a-zA-Z]*-[a-zA-Z]*m"
-)  # a flag group turning `m` off  # a valid pattern's verdict: it has named groups, or none
 
 
 @dataclass(frozen=True)
@@ -338,11 +335,8 @@ class SignatureSet:
         joined ones: `\\b` sees a line break as it sees the text's edge); a small set of the
         others, compiled in multi-line mode (`^` and `$` at each text's ends too), for the rest."""
         members = self._texts.members
-        if any(
-            "\\A" in m.pattern or "\\z" in m.pattern or _NOT_MULTILINE.search(m.pattern)
-            for m in members
-        ):
-            return None
+        if any(text_edge_anchor(m.pattern) for m in members):
+            return None  # the linter refuses these (E607)
         anchored = [m for m in members if "^" in m.pattern.replace("[^", "[") or "$" in m.pattern]
         texts = self._match_texts
         if not anchored:

@@ -339,6 +339,13 @@ RULES: tuple[Rule, ...] = (
         signatures.filter_too_long,
     ),
     Rule(
+        "E607",
+        "text-edge-anchor",
+        SCOPE_SYMPTOM,
+        "A signature anchors at the whole text's edge (\\A, \\z, multi-line mode off), which the diagnosis' batch check of joined texts cannot read: use ^ and $.",
+        signatures.text_edge_anchor_used,
+    ),
+    Rule(
         "W601",
         "example-overlap",
         SCOPE_SYMPTOM,

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 
 from mlwiki.lint.context import LintContext, applies_to, compile_re2
 from mlwiki.lint.model import Finding
+from mlwiki.signature_anchors import text_edge_anchor
 from mlwiki.wiki import Action, Symptom
 
 # Named groups the diagnosis reads (what a cascade points to); see SCHEMA.md.
@@ -20,6 +21,18 @@ def bad_regex(ctx: LintContext, symptom: Symptom) -> Iterator[Finding]:
         if error:
             yield Finding(
                 symptom.page.path, line, f"signatures[{index}].pattern is not valid RE2: {error}"
+            )
+
+
+def text_edge_anchor_used(ctx: LintContext, symptom: Symptom) -> Iterator[Finding]:
+    line = symptom.page.line_of("signatures")
+    for index, signature in enumerate(symptom.signatures):
+        if text_edge_anchor(signature.pattern):
+            yield Finding(
+                symptom.page.path,
+                line,
+                f"signatures[{index}].pattern anchors at the whole text's edge (\\A, \\z or multi-line mode off): "
+                "use ^ and $, or every entry is scanned on its own (mlwiki.signature_anchors)",
             )
 
 
