@@ -39,6 +39,7 @@ from typing import Any, Optional, Union
 
 import orjson
 
+from mlwiki.diagnose.kept import KeptEntries
 from mlwiki.diagnose.progress import Progress
 from mlwiki.diagnose.signatures import RawMatch, SignatureSet
 from mlwiki.diagnose.topology import Topology
@@ -174,7 +175,7 @@ class Scan:
 
     signatures: SignatureSet
     topology: Topology
-    entries: list[dict[str, Any]] = field(default_factory=list)
+    entries: KeptEntries = field(default_factory=KeptEntries)
     hits: list[Hit] = field(default_factory=list)
     count: int = 0
     resource_types: dict[str, int] = field(default_factory=dict)
@@ -251,9 +252,8 @@ class Scan:
         if not found:
             return
         found = signatures.specific(found)
-        entry = facts.entry
         index = len(self.entries)
-        self.entries.append(entry)
+        self.entries.keep(facts)
         if stored is not None:
             self.stored[stored] = index
         has_cascade = any(raw.signature.role == CASCADE for raw in found)

@@ -159,7 +159,7 @@ def _analyse(
     printed = cite_printed(findings, scan, source.store)
     cited = {eid: scan.entries[hit.index] for eid, hit in evidence.hits.items()}
     cited.update(printed)
-    place = learn_place([*cited.values(), *scan.entries])
+    place = learn_place([*cited.values(), *scan.entries.places()])
     apply_place(findings, place)
     settle_next_steps(wiki, findings, place)
     ensure_valid(wiki, findings)

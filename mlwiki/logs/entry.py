@@ -579,6 +579,14 @@ class LineFacts(EntryFacts):
             _ENTRY_SLOT.__set__(self, entry)
             return entry  # type: ignore[no-any-return]
 
+    def decoded(self) -> bool:
+        """Whether the entry was decoded from `raw` already."""
+        try:
+            _ENTRY_SLOT.__get__(self)
+        except AttributeError:
+            return False
+        return True
+
     def top(self, name: str) -> Any:
         return self.entry.get(name) if name in LINE_FIELDS else None
 
