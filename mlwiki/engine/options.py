@@ -158,12 +158,14 @@ def setup(args: argparse.Namespace) -> RunSetup:
             if not workload:
                 raise BadInput("--project: Cloud Logging needs the workload: --param workload=NAME")
             validate(ParamSpec("workload", "k8s_name"), workload)
-            from mlwiki.diagnose.signatures import signature_set
-            from mlwiki.logs.plan import text_patterns
+            from mlwiki.diagnose.collect import signature_patterns
 
-            patterns = text_patterns(signature_set(wiki.symptoms.values()).symptoms.values())[0]
             return LogSession.from_cloud(
-                project, online, workload, patterns=patterns, cache=not args.no_cache
+                project,
+                online,
+                workload,
+                patterns=signature_patterns(wiki),
+                cache=not args.no_cache,
             )
 
         session, runner = LazySession(open_cloud), None
